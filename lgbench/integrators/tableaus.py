@@ -1,0 +1,87 @@
+"""Butcher tableaus as data (scipy ``rk.py`` style): A, B, C, optional embedded weights E, order.
+
+The same tableau drives the classical RK step (paper 000 Alg. 2) and the RKMK step (Alg. 3);
+which one runs is decided per node by its formulation, not by the tableau.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class ButcherTableau:
+    name: str
+    order: int
+    A: np.ndarray
+    B: np.ndarray
+    C: np.ndarray
+    description: str
+    E: np.ndarray | None = None          # embedded weights of order ``embedded_order``
+    embedded_order: int | None = None
+    kind: str = "explicit"
+
+    @property
+    def stages(self) -> int:
+        return self.B.shape[0]
+
+
+def _tableau(name, order, A, B, C, description, E=None, embedded_order=None):
+    return ButcherTableau(name, order, np.array(A, dtype=float), np.array(B, dtype=float),
+                          np.array(C, dtype=float), description,
+                          None if E is None else np.array(E, dtype=float), embedded_order)
+
+
+RK44 = _tableau(
+    "RK44", 4,
+    [[0, 0, 0, 0], [0.5, 0, 0, 0], [0, 0.5, 0, 0], [0, 0, 1, 0]],
+    [1 / 6, 1 / 3, 1 / 3, 1 / 6],
+    [0, 0.5, 0.5, 1],
+    "classical 4-stage Runge-Kutta, order 4",
+)
+
+# Bogacki-Shampine 3(2) pair ("ODE23").
+ODE23 = _tableau(
+    "ODE23", 3,
+    [[0, 0, 0, 0], [1 / 2, 0, 0, 0], [0, 3 / 4, 0, 0], [2 / 9, 1 / 3, 4 / 9, 0]],
+    [2 / 9, 1 / 3, 4 / 9, 0],
+    [0, 1 / 2, 3 / 4, 1],
+    "Bogacki-Shampine 3(2) pair, order 3 (embedded order 2)",
+    E=[7 / 24, 1 / 4, 1 / 3, 1 / 8], embedded_order=2,
+)
+
+# Dormand-Prince 5(4) pair (Hairer, Norsett, Wanner I, Table 5.2).
+DOPRI5 = _tableau(
+    "DOPRI5", 5,
+    [[0, 0, 0, 0, 0, 0, 0],
+     [1 / 5, 0, 0, 0, 0, 0, 0],
+     [3 / 40, 9 / 40, 0, 0, 0, 0, 0],
+     [44 / 45, -56 / 15, 32 / 9, 0, 0, 0, 0],
+     [19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729, 0, 0, 0],
+     [9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656, 0, 0],
+     [35 / 384, 0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84, 0]],
+    [35 / 384, 0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84, 0],
+    [0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1, 1],
+    "Dormand-Prince 5(4) pair, order 5 (embedded order 4)",
+    E=[5179 / 57600, 0, 7571 / 16695, 393 / 640, -92097 / 339200, 187 / 2100, 1 / 40], embedded_order=4,
+)
+
+# Butcher's 7-stage method of order 6 (J. Austral. Math. Soc. 4, 1964), nodes (5 -+ sqrt 5)/10;
+# the "RK67" of paper 000 and of its code.
+_S5 = np.sqrt(5.0)
+_A67 = np.zeros((7, 7))
+_A67[1, 0] = 1 / 2 - _S5 / 10
+_A67[2, 0:2] = [-_S5 / 10, 1 / 2 + _S5 / 5]
+_A67[3, 0:3] = [7 * _S5 / 20 - 3 / 4, _S5 / 4 - 1 / 4, 3 / 2 - 7 * _S5 / 10]
+_A67[4, 0:4] = [1 / 12 - _S5 / 60, 0, 1 / 6, 7 * _S5 / 60 + 1 / 4]
+_A67[5, 0:5] = [_S5 / 60 + 1 / 12, 0, 3 / 4 - 5 * _S5 / 12, 1 / 6, -1 / 2 + 3 * _S5 / 10]
+_A67[6, 0:6] = [1 / 6, 0, -55 / 12 + 25 * _S5 / 12, -7 * _S5 / 12 - 25 / 12, 5 - 2 * _S5, 5 / 2 + _S5 / 2]
+RK67 = _tableau(
+    "RK67", 6, _A67,
+    [1 / 12, 0, 0, 0, 5 / 12, 5 / 12, 1 / 12],
+    [0, 1 / 2 - _S5 / 10, 1 / 2 + _S5 / 10, 1 / 2 - _S5 / 10, 1 / 2 + _S5 / 10, 1 / 2 - _S5 / 10, 1],
+    "Butcher's 7-stage Runge-Kutta method, order 6 (paper 000's RK67)",
+)
+
+TABLEAUS = {t.name: t for t in (RK44, ODE23, DOPRI5, RK67)}

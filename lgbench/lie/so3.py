@@ -1,0 +1,198 @@
+"""SO(3): hat/vee, exponential, logarithm, tangent operators, rotation-vector composition.
+
+Conventions (paper 000, Sect. 2.2 and App. A): angular velocities are expressed in the body frame,
+``R' = R hat(omega)``, and the tangent operator satisfies
+
+    d/de exp(psi + e*delta) |_{e=0} = exp(psi) hat(T_exp(psi) delta),
+
+so that ``psi' = T_exp^{-1}(psi) omega`` (paper 000 eq. 25).
+"""
+import math
+
+import numpy as np
+from numba import njit
+
+# Taylor thresholds of paper 000 App. A.2, eqs. (A7)-(A9).
+F1_TAYLOR_BELOW = 1e-2
+F2_TAYLOR_BELOW = 1e-4
+F3_TAYLOR_BELOW = 1e-2
+
+
+@njit(cache=True)
+def hat(v):
+    """Skew-symmetric matrix with hat(v) @ y == cross(v, y)."""
+    m = np.zeros((3, 3))
+    m[0, 1] = -v[2]
+    m[0, 2] = v[1]
+    m[1, 0] = v[2]
+    m[1, 2] = -v[0]
+    m[2, 0] = -v[1]
+    m[2, 1] = v[0]
+    return m
+
+
+@njit(cache=True)
+def vee(m):
+    """Inverse of ``hat`` (uses the skew-symmetric part of m)."""
+    out = np.empty(3)
+    out[0] = 0.5 * (m[2, 1] - m[1, 2])
+    out[1] = 0.5 * (m[0, 2] - m[2, 0])
+    out[2] = 0.5 * (m[1, 0] - m[0, 1])
+    return out
+
+
+@njit(cache=True)
+def sinc(x):
+    """Cardinal sine sin(x)/x, Taylor-guarded near 0 (paper 000 eq. A14)."""
+    if abs(x) < 1e-4:
+        x2 = x * x
+        return 1.0 - x2 / 6.0 + x2 * x2 / 120.0
+    return math.sin(x) / x
+
+
+@njit(cache=True)
+def one_minus_cos_over_sq(x):
+    """(1 - cos x)/x^2, Taylor-guarded near 0."""
+    if abs(x) < 1e-2:
+        x2 = x * x
+        return 0.5 - x2 / 24.0 + x2 * x2 / 720.0
+    return (1.0 - math.cos(x)) / (x * x)
+
+
+@njit(cache=True)
+def tangent_coefficients(phi):
+    """Coefficients f1, f2, f3 of paper 000 eqs. (A7)-(A9) for phi = |psi| >= 0.
+
+    T_exp = I + f1 hat(psi) + f2 hat(psi)^2 and T_exp^{-1} = I + hat(psi)/2 + f3 hat(psi)^2.
+    """
+    p2 = phi * phi
+    p4 = p2 * p2
+    if phi >= F1_TAYLOR_BELOW:
+        f1 = (math.cos(phi) - 1.0) / p2
+    else:
+        f1 = -0.5 + p2 / 24.0 - p4 / 720.0
+    if phi >= F2_TAYLOR_BELOW:
+        f2 = (phi - math.sin(phi)) / (p2 * phi)
+    else:
+        f2 = 1.0 / 6.0 - p2 / 120.0 + p4 / 5040.0
+    if phi >= F3_TAYLOR_BELOW:
+        half = 0.5 * phi
+        f3 = (1.0 - half * math.cos(half) / math.sin(half)) / p2
+    else:
+        f3 = 1.0 / 12.0 + p2 / 720.0 + p4 / 30240.0
+    return f1, f2, f3
+
+
+@njit(cache=True)
+def exp_so3(psi):
+    """Rotation matrix of the rotation vector psi (Rodrigues' formula)."""
+    phi = math.sqrt(psi[0] * psi[0] + psi[1] * psi[1] + psi[2] * psi[2])
+    a = sinc(phi)
+    b = one_minus_cos_over_sq(phi)
+    k = hat(psi)
+    return np.eye(3) + a * k + b * (k @ k)
+
+
+@njit(cache=True)
+def log_so3(R):
+    """Rotation vector psi with |psi| <= pi and exp_so3(psi) == R.
+
+    Uses the quaternion of R (Shepperd's method) so that the result stays accurate near 0 and pi.
+    """
+    e = _quaternion_from_matrix(R)
+    return _rotation_vector_from_unit_quaternion(e)
+
+
+@njit(cache=True)
+def _quaternion_from_matrix(R):
+    tr = R[0, 0] + R[1, 1] + R[2, 2]
+    e = np.empty(4)
+    if tr >= R[0, 0] and tr >= R[1, 1] and tr >= R[2, 2]:
+        s = 2.0 * math.sqrt(1.0 + tr)
+        e[0] = 0.25 * s
+        e[1] = (R[2, 1] - R[1, 2]) / s
+        e[2] = (R[0, 2] - R[2, 0]) / s
+        e[3] = (R[1, 0] - R[0, 1]) / s
+    elif R[0, 0] >= R[1, 1] and R[0, 0] >= R[2, 2]:
+        s = 2.0 * math.sqrt(1.0 + R[0, 0] - R[1, 1] - R[2, 2])
+        e[0] = (R[2, 1] - R[1, 2]) / s
+        e[1] = 0.25 * s
+        e[2] = (R[0, 1] + R[1, 0]) / s
+        e[3] = (R[0, 2] + R[2, 0]) / s
+    elif R[1, 1] >= R[2, 2]:
+        s = 2.0 * math.sqrt(1.0 - R[0, 0] + R[1, 1] - R[2, 2])
+        e[0] = (R[0, 2] - R[2, 0]) / s
+        e[1] = (R[0, 1] + R[1, 0]) / s
+        e[2] = 0.25 * s
+        e[3] = (R[1, 2] + R[2, 1]) / s
+    else:
+        s = 2.0 * math.sqrt(1.0 - R[0, 0] - R[1, 1] + R[2, 2])
+        e[0] = (R[1, 0] - R[0, 1]) / s
+        e[1] = (R[0, 2] + R[2, 0]) / s
+        e[2] = (R[1, 2] + R[2, 1]) / s
+        e[3] = 0.25 * s
+    n = math.sqrt(e[0] ** 2 + e[1] ** 2 + e[2] ** 2 + e[3] ** 2)
+    return e / n
+
+
+@njit(cache=True)
+def _rotation_vector_from_unit_quaternion(e):
+    """Rotation vector of the unit quaternion e with |psi| <= pi (sign of e chosen so e0 >= 0)."""
+    s = 1.0 if e[0] >= 0.0 else -1.0
+    e0 = s * e[0]
+    vx = s * e[1]
+    vy = s * e[2]
+    vz = s * e[3]
+    nv = math.sqrt(vx * vx + vy * vy + vz * vz)
+    half = math.atan2(nv, e0)  # half rotation angle in [0, pi/2]
+    # psi = 2 * half * v / |v|; the limit for |v| -> 0 is 2 v / e0.
+    factor = 2.0 * half / nv if nv > 1e-150 else 2.0 / e0
+    out = np.empty(3)
+    out[0] = factor * vx
+    out[1] = factor * vy
+    out[2] = factor * vz
+    return out
+
+
+@njit(cache=True)
+def tangent_operator_so3(psi):
+    """T_exp on SO(3), paper 000 eqs. (A2), (A7), (A8)."""
+    phi = math.sqrt(psi[0] * psi[0] + psi[1] * psi[1] + psi[2] * psi[2])
+    f1, f2, _ = tangent_coefficients(phi)
+    k = hat(psi)
+    return np.eye(3) + f1 * k + f2 * (k @ k)
+
+
+@njit(cache=True)
+def tangent_operator_inverse_so3(psi):
+    """T_exp^{-1} on SO(3), paper 000 eqs. (A3), (A9)."""
+    phi = math.sqrt(psi[0] * psi[0] + psi[1] * psi[1] + psi[2] * psi[2])
+    _, _, f3 = tangent_coefficients(phi)
+    k = hat(psi)
+    return np.eye(3) + 0.5 * k + f3 * (k @ k)
+
+
+@njit(cache=True)
+def compose_rotation_vectors(psi0, dpsi):
+    """psi with exp(psi) = exp(psi0) exp(dpsi), paper 000 eqs. (A10)-(A13).
+
+    Evaluated through the quaternion product of the two half-angle parameter sets (A11), (A12); the
+    half angle of the result is taken with atan2 instead of the acos of (A13), which keeps full
+    accuracy near 0 and pi. The result is the representative with |psi| <= pi, so the composition
+    stays valid when the rotation angle passes pi (the coordinate then continues from the
+    antipodal vector, which represents the same rotation).
+    """
+    p0 = math.sqrt(psi0[0] ** 2 + psi0[1] ** 2 + psi0[2] ** 2)
+    dp = math.sqrt(dpsi[0] ** 2 + dpsi[1] ** 2 + dpsi[2] ** 2)
+    eta0 = math.cos(0.5 * p0)
+    s0 = 0.5 * sinc(0.5 * p0)
+    v0 = math.cos(0.5 * dp)
+    s1 = 0.5 * sinc(0.5 * dp)
+    e = np.empty(4)
+    ex, ey, ez = s0 * psi0[0], s0 * psi0[1], s0 * psi0[2]
+    vx, vy, vz = s1 * dpsi[0], s1 * dpsi[1], s1 * dpsi[2]
+    e[0] = eta0 * v0 - (ex * vx + ey * vy + ez * vz)
+    e[1] = eta0 * vx + v0 * ex + (ey * vz - ez * vy)
+    e[2] = eta0 * vy + v0 * ey + (ez * vx - ex * vz)
+    e[3] = eta0 * vz + v0 * ez + (ex * vy - ey * vx)
+    return _rotation_vector_from_unit_quaternion(e)

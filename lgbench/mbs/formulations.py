@@ -1,0 +1,27 @@
+"""Rotation formulations of a rigid-body node: codes used by the compiled kernels, and their names.
+
+| name    | rotation coordinates | rotational velocity | update | paper 000 |
+|---------|----------------------|---------------------|--------|-----------|
+| RV      | rotation vector psi  | omega (body)        | Lie group (UAC, Alg. 1) | Sect. 2.2, 3 |
+| Rxyz    | Tait-Bryan xyz       | theta'              | additive | formulation 2, eq. (13)-(14) |
+| F1      | Tait-Bryan xyz       | omega (body)        | additive, theta' = G^-1 omega | formulation 1, eq. (11) |
+| EP-F1   | Euler parameters     | omega (body)        | additive, e' = L^T omega / 2 | formulation 1 |
+"""
+RV = 0
+RXYZ = 1
+F1 = 2
+EP_F1 = 3
+
+FORMULATION_CODES = {"RV": RV, "Rxyz": RXYZ, "F1": F1, "EP-F1": EP_F1}
+
+FORMULATIONS = {
+    "RV": "rotation vector on R3xSO(3), Lie group update (RKMK / Lie group generalized-alpha)",
+    "Rxyz": "Tait-Bryan xyz angles, classical formulation 2 (velocities = angle rates)",
+    "F1": "Tait-Bryan xyz angles, classical formulation 1 (angular velocity as velocity; explicit only)",
+    "EP-F1": "Euler parameters, classical formulation 1 (angular velocity as velocity; explicit only)",
+}
+
+# Number of rotation coordinates and rotational velocity coordinates per formulation code.
+ROTATION_COORDINATES = {RV: 3, RXYZ: 3, F1: 3, EP_F1: 4}
+ROTATION_VELOCITIES = {RV: 3, RXYZ: 3, F1: 3, EP_F1: 3}
+LIE_GROUP = {RV: True, RXYZ: False, F1: False, EP_F1: False}

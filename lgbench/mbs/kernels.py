@@ -1,0 +1,236 @@
+"""Compiled kernels of the multibody layer: UAC, kinematic rates, accelerations, energy, outputs.
+
+All functions take a ``SystemArrays`` tuple and flat state vectors q (coordinates) and v
+(velocity coordinates); none allocates Python objects. Status codes: OK, SINGULAR (a rotation
+parameterisation hit its singularity), DIVERGED (non-finite numbers).
+"""
+import math
+
+import numpy as np
+from numba import njit
+
+from lgbench.lie.euler_parameters import body_ep_matrix, rotation_matrix_ep
+from lgbench.lie.so3 import compose_rotation_vectors, exp_so3, tangent_operator_inverse_so3
+from lgbench.lie.tait_bryan import (
+    SINGULAR_COS_PITCH,
+    body_rate_matrix_dot_rxyz,
+    body_rate_matrix_rxyz,
+    rotation_matrix_rxyz,
+)
+from lgbench.mbs.dense import cross, mat3_vec, mat3t_vec, solve_small
+from lgbench.mbs.formulations import EP_F1, F1, RV, RXYZ
+from lgbench.mbs.system import (
+    B_COM, B_FORM, B_INERTIA, B_INERTIA_INV, B_KIND, B_MASS, B_QSTART, B_VSTART, BODY_TORQUE,
+    F_BODY, F_TYPE, FREE, GLOBAL_TORQUE, GRAVITY,
+)
+
+OK = 0
+DIVERGED = 1
+SINGULAR = 2
+
+
+@njit(cache=True)
+def _rot_start(sys, i):
+    off = 3 if sys.body_int[i, B_KIND] == FREE else 0
+    return sys.body_int[i, B_QSTART] + off, sys.body_int[i, B_VSTART] + off
+
+
+@njit(cache=True)
+def rotation_matrix(form, r):
+    """R(rho) for the rotation coordinates r of a body with formulation code ``form``."""
+    if form == RV:
+        return exp_so3(r)
+    if form == RXYZ or form == F1:
+        return rotation_matrix_rxyz(r)
+    n = math.sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3])
+    return rotation_matrix_ep(r / n)
+
+
+@njit(cache=True)
+def angular_velocity(form, r, w):
+    """Body-frame angular velocity from the rotational velocity coordinates w."""
+    if form == RXYZ:
+        return mat3_vec(body_rate_matrix_rxyz(r), w)
+    return w[0:3].copy()
+
+
+@njit(cache=True)
+def body_state(sys, i, q, v):
+    """(R, x_ref, u_ref, omega_body) of body i; the reference point of a FIXED_POINT body is the origin."""
+    form = sys.body_int[i, B_FORM]
+    qr, vr = _rot_start(sys, i)
+    R = rotation_matrix(form, q[qr:qr + (4 if form == EP_F1 else 3)])
+    omega = angular_velocity(form, q[qr:qr + 3], v[vr:vr + 3])
+    x = np.zeros(3)
+    u = np.zeros(3)
+    if sys.body_int[i, B_KIND] == FREE:
+        q0 = sys.body_int[i, B_QSTART]
+        v0 = sys.body_int[i, B_VSTART]
+        x[:] = q[q0:q0 + 3]
+        u[:] = v[v0:v0 + 3]
+    return R, x, u, omega
+
+
+@njit(cache=True)
+def update_coordinates(sys, q0, dq, q):
+    """UAC(q0, dq) of paper 000 Alg. 1: Lie group nodes compose (eq. 30, App. A.3), others add (eq. 31)."""
+    for i in range(sys.body_int.shape[0]):
+        form = sys.body_int[i, B_FORM]
+        s = sys.body_int[i, B_QSTART]
+        qr, _ = _rot_start(sys, i)
+        for k in range(s, qr):
+            q[k] = q0[k] + dq[k]
+        if form == RV:
+            q[qr:qr + 3] = compose_rotation_vectors(q0[qr:qr + 3], dq[qr:qr + 3])
+        else:
+            nr = 4 if form == EP_F1 else 3
+            for k in range(qr, qr + nr):
+                q[k] = q0[k] + dq[k]
+
+
+@njit(cache=True)
+def kinematic_rates(sys, q, dq, v, K):
+    """Slopes K of the coordinates: Lie nodes T_exp^{-1}(dq) v (paper 000 eq. 25), classical q' = H^{-1} v."""
+    for i in range(sys.body_int.shape[0]):
+        form = sys.body_int[i, B_FORM]
+        s = sys.body_int[i, B_QSTART]
+        vs = sys.body_int[i, B_VSTART]
+        qr, vr = _rot_start(sys, i)
+        for k in range(qr - s):
+            K[s + k] = v[vs + k]
+        if form == RV:
+            w = mat3_vec(tangent_operator_inverse_so3(dq[qr:qr + 3]), v[vr:vr + 3])
+            K[qr:qr + 3] = w
+        elif form == RXYZ:
+            K[qr:qr + 3] = v[vr:vr + 3]
+        elif form == F1:
+            if abs(math.cos(q[qr + 1])) < SINGULAR_COS_PITCH:
+                return SINGULAR
+            G = body_rate_matrix_rxyz(q[qr:qr + 3])
+            rates, ok = solve_small(G, v[vr:vr + 3].copy())
+            if not ok:
+                return SINGULAR
+            K[qr:qr + 3] = rates
+        else:
+            L = body_ep_matrix(q[qr:qr + 4])
+            for r in range(4):
+                K[qr + r] = 0.5 * (L[0, r] * v[vr] + L[1, r] * v[vr + 1] + L[2, r] * v[vr + 2])
+    return OK
+
+
+@njit(cache=True)
+def applied_loads(sys, q, v, t, force, torque):
+    """Accumulate applied forces (global, at the reference point) and torques (body frame) per body."""
+    force[:] = 0.0
+    torque[:] = 0.0
+    for k in range(sys.force_int.shape[0]):
+        ftype = sys.force_int[k, F_TYPE]
+        i = sys.force_int[k, F_BODY]
+        p = sys.force_real[k]
+        form = sys.body_int[i, B_FORM]
+        qr, _ = _rot_start(sys, i)
+        R = rotation_matrix(form, q[qr:qr + (4 if form == EP_F1 else 3)])
+        if ftype == GRAVITY:
+            m = sys.body_real[i, B_MASS]
+            fg = np.empty(3)
+            fg[0], fg[1], fg[2] = m * p[0], m * p[1], m * p[2]
+            com = sys.body_real[i, B_COM:B_COM + 3]
+            if sys.body_int[i, B_KIND] == FREE:
+                force[i] += fg
+            torque[i] += cross(com, mat3t_vec(R, fg))
+        elif ftype == BODY_TORQUE:
+            torque[i] += p[0:3]
+        elif ftype == GLOBAL_TORQUE:
+            torque[i] += mat3t_vec(R, p[0:3])
+
+
+@njit(cache=True)
+def accelerations(sys, q, v, t, force, torque, a):
+    """v' = M^{-1} g(q, v, t) for unconstrained systems (paper 000 eqs. 11, 14, 32).
+
+    RV, F1, EP-F1: J omega' = tau - omega x J omega. Rxyz (formulation 2):
+    G^T J G theta'' = G^T (tau - omega x J omega - J G' theta'), solved with the q-dependent mass matrix.
+    """
+    applied_loads(sys, q, v, t, force, torque)
+    for i in range(sys.body_int.shape[0]):
+        form = sys.body_int[i, B_FORM]
+        vs = sys.body_int[i, B_VSTART]
+        qr, vr = _rot_start(sys, i)
+        if sys.body_int[i, B_KIND] == FREE:
+            m = sys.body_real[i, B_MASS]
+            for k in range(3):
+                a[vs + k] = force[i, k] / m
+        J = sys.body_real[i, B_INERTIA:B_INERTIA + 9].reshape(3, 3)
+        if form == RXYZ:
+            theta = q[qr:qr + 3]
+            if abs(math.cos(theta[1])) < SINGULAR_COS_PITCH:
+                return SINGULAR
+            G = body_rate_matrix_rxyz(theta)
+            rates = v[vr:vr + 3]
+            omega = mat3_vec(G, rates)
+            Gd = body_rate_matrix_dot_rxyz(theta, rates)
+            rhs = torque[i] - cross(omega, mat3_vec(J, omega)) - mat3_vec(J, mat3_vec(Gd, rates))
+            M = G.T @ J @ G
+            acc, ok = solve_small(M, mat3t_vec(G, rhs))
+            if not ok:
+                return SINGULAR
+            a[vr:vr + 3] = acc
+        else:
+            omega = v[vr:vr + 3]
+            Jinv = sys.body_real[i, B_INERTIA_INV:B_INERTIA_INV + 9].reshape(3, 3)
+            a[vr:vr + 3] = mat3_vec(Jinv, torque[i] - cross(omega, mat3_vec(J, omega)))
+    return OK
+
+
+@njit(cache=True)
+def body_com(sys, i, q, v):
+    """Global centre-of-mass position and velocity of body i."""
+    R, x, u, omega = body_state(sys, i, q, v)
+    com = sys.body_real[i, B_COM:B_COM + 3]
+    return x + mat3_vec(R, com), u + mat3_vec(R, cross(omega, com))
+
+
+@njit(cache=True)
+def kinetic_energy(sys, q, v):
+    e = 0.0
+    for i in range(sys.body_int.shape[0]):
+        R, x, u, omega = body_state(sys, i, q, v)
+        J = sys.body_real[i, B_INERTIA:B_INERTIA + 9].reshape(3, 3)
+        e += 0.5 * (omega @ mat3_vec(J, omega))
+        if sys.body_int[i, B_KIND] == FREE:
+            e += 0.5 * sys.body_real[i, B_MASS] * (u @ u)
+    return e
+
+
+@njit(cache=True)
+def potential_energy(sys, q, v):
+    """Potential of the conservative loads (gravity)."""
+    e = 0.0
+    for k in range(sys.force_int.shape[0]):
+        if sys.force_int[k, F_TYPE] == GRAVITY:
+            i = sys.force_int[k, F_BODY]
+            xc, _ = body_com(sys, i, q, v)
+            g = sys.force_real[k, 0:3]
+            e -= sys.body_real[i, B_MASS] * (g @ xc)
+    return e
+
+
+@njit(cache=True)
+def angular_momentum(sys, q, v):
+    """Total angular momentum about the global origin, in the global frame."""
+    L = np.zeros(3)
+    for i in range(sys.body_int.shape[0]):
+        R, x, u, omega = body_state(sys, i, q, v)
+        J = sys.body_real[i, B_INERTIA:B_INERTIA + 9].reshape(3, 3)
+        L += mat3_vec(R, mat3_vec(J, omega))
+        if sys.body_int[i, B_KIND] == FREE:
+            L += sys.body_real[i, B_MASS] * cross(x, u)
+    return L
+
+
+@njit(cache=True)
+def all_finite(x):
+    for k in range(x.shape[0]):
+        if not math.isfinite(x[k]):
+            return False
+    return True

@@ -1,0 +1,7 @@
+"""Benchmark mechanisms (layer 3): one module per model, registered here."""
+from lgbench.models.base import BuiltModel, Model
+from lgbench.models import heavy_top
+
+MODELS: dict[str, Model] = {m.name: m for m in (heavy_top.MODEL,)}
+
+__all__ = ["MODELS", "Model", "BuiltModel"]

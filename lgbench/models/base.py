@@ -1,0 +1,65 @@
+"""What a benchmark model module provides: defaults, a builder, named outputs."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from lgbench.exceptions import InputError
+from lgbench.mbs.system import SystemArrays
+
+
+@dataclass(frozen=True)
+class BuiltModel:
+    """A system ready to integrate: arrays, consistent initial state, output evaluator."""
+
+    system: SystemArrays
+    q0: np.ndarray
+    v0: np.ndarray
+    outputs: Callable       # compiled f(system, q, v, t) -> 1-D array in the order of ``output_names``
+    output_names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Model:
+    name: str
+    description: str
+    defaults: dict[str, Any]
+    formulations: list[str]
+    outputs: list[str]
+    output_groups: dict[str, list[str]]
+    builder: Callable[[str, dict[str, Any]], BuiltModel]
+    sources: str = ""
+
+    def build(self, formulation: str, overrides: dict[str, Any] | None = None) -> BuiltModel:
+        if formulation not in self.formulations:
+            raise InputError(f"model '{self.name}' has no formulation '{formulation}'",
+                             field="formulation", allowed=self.formulations)
+        params = dict(self.defaults)
+        for key, value in (overrides or {}).items():
+            if key not in self.defaults:
+                raise InputError(f"unknown parameter '{key}' of model '{self.name}'",
+                                 field=f"params.{key}", allowed=sorted(self.defaults))
+            params[key] = value
+        return self.builder(formulation, params)
+
+
+def positive_scalar(params: dict, key: str) -> float:
+    try:
+        value = float(params[key])
+    except (TypeError, ValueError):
+        raise InputError(f"must be a number, got {params[key]!r}", field=f"params.{key}") from None
+    if not np.isfinite(value) or value <= 0.0:
+        raise InputError(f"must be positive, got {value}", field=f"params.{key}")
+    return value
+
+
+def vector3(params: dict, key: str) -> np.ndarray:
+    try:
+        value = np.asarray(params[key], dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"must be a list of 3 numbers, got {params[key]!r}", field=f"params.{key}") from None
+    if value.shape != (3,) or not np.all(np.isfinite(value)):
+        raise InputError(f"must be a list of 3 finite numbers, got {params[key]!r}", field=f"params.{key}")
+    return value

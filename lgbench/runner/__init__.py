@@ -1,0 +1,1 @@
+"""Study runner (layer 5): study files, grids, references, errors, execution."""
