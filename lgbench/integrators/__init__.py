@@ -1,6 +1,7 @@
-"""Time integrators (layer 4): tableaus as data, generic compiled steppers."""
+"""Time integrators (layer 4): tableaus and parameter sets as data, generic compiled steppers."""
+from lgbench.integrators.implicit import IMPLICIT_INTEGRATORS, ImplicitIntegrator
 from lgbench.integrators.tableaus import TABLEAUS, ButcherTableau
 
-INTEGRATORS = dict(TABLEAUS)
+INTEGRATORS = {**TABLEAUS, **IMPLICIT_INTEGRATORS}
 
-__all__ = ["INTEGRATORS", "TABLEAUS", "ButcherTableau"]
+__all__ = ["INTEGRATORS", "TABLEAUS", "IMPLICIT_INTEGRATORS", "ButcherTableau", "ImplicitIntegrator"]

@@ -58,3 +58,59 @@ def cross(a, b):
     out[1] = a[2] * b[0] - a[0] * b[2]
     out[2] = a[0] * b[1] - a[1] * b[0]
     return out
+
+
+@njit(cache=True)
+def lu_factor(A, piv):
+    """In-place LU factorisation with partial pivoting; returns False if A is (numerically) singular.
+
+    A pivot below 1e-13 times the largest entry of A counts as singular.
+    """
+    n = A.shape[0]
+    scale = 0.0
+    for i in range(n):
+        for j in range(n):
+            scale = max(scale, abs(A[i, j]))
+    if scale == 0.0 or not np.isfinite(scale):
+        return False
+    for k in range(n):
+        p = k
+        big = abs(A[k, k])
+        for i in range(k + 1, n):
+            if abs(A[i, k]) > big:
+                big = abs(A[i, k])
+                p = i
+        piv[k] = p
+        if big <= 1e-13 * scale:
+            return False
+        if p != k:
+            for j in range(n):
+                A[k, j], A[p, j] = A[p, j], A[k, j]
+        inv = 1.0 / A[k, k]
+        for i in range(k + 1, n):
+            A[i, k] *= inv
+            f = A[i, k]
+            if f != 0.0:
+                for j in range(k + 1, n):
+                    A[i, j] -= f * A[k, j]
+    return True
+
+
+@njit(cache=True)
+def lu_solve(LU, piv, b):
+    """Solve with the factors of ``lu_factor``; b is overwritten with the solution."""
+    n = LU.shape[0]
+    for k in range(n):
+        p = piv[k]
+        if p != k:
+            b[k], b[p] = b[p], b[k]
+    for i in range(n):
+        s = b[i]
+        for j in range(i):
+            s -= LU[i, j] * b[j]
+        b[i] = s
+    for i in range(n - 1, -1, -1):
+        s = b[i]
+        for j in range(i + 1, n):
+            s -= LU[i, j] * b[j]
+        b[i] = s / LU[i, i]

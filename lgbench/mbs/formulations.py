@@ -6,22 +6,33 @@
 | Rxyz    | Tait-Bryan xyz       | theta'              | additive | formulation 2, eq. (13)-(14) |
 | F1      | Tait-Bryan xyz       | omega (body)        | additive, theta' = G^-1 omega | formulation 1, eq. (11) |
 | EP-F1   | Euler parameters     | omega (body)        | additive, e' = L^T omega / 2 | formulation 1 |
+| EP      | Euler parameters     | e'                  | additive, with e.e = 1 as constraint | formulation 2 |
+
+In every formulation the body angular velocity is omega = W(rho) w for the rotational velocity
+coordinates w: W = I (RV, F1, EP-F1), G(theta) (Rxyz), 2 L(e) (EP).
 """
 RV = 0
 RXYZ = 1
 F1 = 2
 EP_F1 = 3
+EP = 4
 
-FORMULATION_CODES = {"RV": RV, "Rxyz": RXYZ, "F1": F1, "EP-F1": EP_F1}
+FORMULATION_CODES = {"RV": RV, "Rxyz": RXYZ, "F1": F1, "EP-F1": EP_F1, "EP": EP}
 
 FORMULATIONS = {
     "RV": "rotation vector on R3xSO(3), Lie group update (RKMK / Lie group generalized-alpha)",
     "Rxyz": "Tait-Bryan xyz angles, classical formulation 2 (velocities = angle rates)",
     "F1": "Tait-Bryan xyz angles, classical formulation 1 (angular velocity as velocity; explicit only)",
     "EP-F1": "Euler parameters, classical formulation 1 (angular velocity as velocity; explicit only)",
+    "EP": "Euler parameters, classical formulation 2 with the unit-length constraint (implicit only)",
 }
 
 # Number of rotation coordinates and rotational velocity coordinates per formulation code.
-ROTATION_COORDINATES = {RV: 3, RXYZ: 3, F1: 3, EP_F1: 4}
-ROTATION_VELOCITIES = {RV: 3, RXYZ: 3, F1: 3, EP_F1: 3}
-LIE_GROUP = {RV: True, RXYZ: False, F1: False, EP_F1: False}
+ROTATION_COORDINATES = {RV: 3, RXYZ: 3, F1: 3, EP_F1: 4, EP: 4}
+ROTATION_VELOCITIES = {RV: 3, RXYZ: 3, F1: 3, EP_F1: 3, EP: 4}
+LIE_GROUP = {RV: True, RXYZ: False, F1: False, EP_F1: False, EP: False}
+
+# Formulations usable by explicit RK/RKMK (no algebraic constraint of their own) and by implicit
+# second-order integrators (velocity coordinates = coordinate rates, or a Lie group node).
+EXPLICIT_FORMULATIONS = ("RV", "Rxyz", "F1", "EP-F1")
+IMPLICIT_FORMULATIONS = ("RV", "Rxyz", "EP")

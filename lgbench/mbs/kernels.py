@@ -18,7 +18,7 @@ from lgbench.lie.tait_bryan import (
     rotation_matrix_rxyz,
 )
 from lgbench.mbs.dense import cross, mat3_vec, mat3t_vec, solve_small
-from lgbench.mbs.formulations import EP_F1, F1, RV, RXYZ
+from lgbench.mbs.formulations import EP, EP_F1, F1, RV, RXYZ
 from lgbench.mbs.system import (
     B_COM, B_FORM, B_INERTIA, B_INERTIA_INV, B_KIND, B_MASS, B_QSTART, B_VSTART, BODY_TORQUE,
     F_BODY, F_TYPE, FREE, GLOBAL_TORQUE, GRAVITY,
@@ -36,6 +36,12 @@ def _rot_start(sys, i):
 
 
 @njit(cache=True)
+def rotation_size(form):
+    """Number of rotation coordinates of a formulation code."""
+    return 4 if (form == EP_F1 or form == EP) else 3
+
+
+@njit(cache=True)
 def rotation_matrix(form, r):
     """R(rho) for the rotation coordinates r of a body with formulation code ``form``."""
     if form == RV:
@@ -47,11 +53,44 @@ def rotation_matrix(form, r):
 
 
 @njit(cache=True)
+def velocity_map(form, r):
+    """W(rho) with omega_body = W w: I (RV, F1, EP-F1), G(theta) (Rxyz), 2 L(e) (EP)."""
+    if form == RXYZ:
+        return body_rate_matrix_rxyz(r)
+    if form == EP:
+        return 2.0 * body_ep_matrix(r)
+    return np.eye(3)
+
+
+@njit(cache=True)
+def velocity_map_rate(form, r, w):
+    """W'(rho) w, the velocity-dependent part of omega' = W w' + W' w (zero for RV and EP)."""
+    if form == RXYZ:
+        return mat3_vec(body_rate_matrix_dot_rxyz(r, w), w)
+    return np.zeros(3)
+
+
+@njit(cache=True)
 def angular_velocity(form, r, w):
     """Body-frame angular velocity from the rotational velocity coordinates w."""
     if form == RXYZ:
         return mat3_vec(body_rate_matrix_rxyz(r), w)
+    if form == EP:
+        return 2.0 * (body_ep_matrix(r) @ w[0:4])
     return w[0:3].copy()
+
+
+@njit(cache=True)
+def body_pose(sys, i, q):
+    """(R, x_ref) of body i; the reference point of a FIXED_POINT body is the origin."""
+    form = sys.body_int[i, B_FORM]
+    qr, _ = _rot_start(sys, i)
+    R = rotation_matrix(form, q[qr:qr + rotation_size(form)])
+    x = np.zeros(3)
+    if sys.body_int[i, B_KIND] == FREE:
+        q0 = sys.body_int[i, B_QSTART]
+        x[:] = q[q0:q0 + 3]
+    return R, x
 
 
 @njit(cache=True)
@@ -59,8 +98,9 @@ def body_state(sys, i, q, v):
     """(R, x_ref, u_ref, omega_body) of body i; the reference point of a FIXED_POINT body is the origin."""
     form = sys.body_int[i, B_FORM]
     qr, vr = _rot_start(sys, i)
-    R = rotation_matrix(form, q[qr:qr + (4 if form == EP_F1 else 3)])
-    omega = angular_velocity(form, q[qr:qr + 3], v[vr:vr + 3])
+    nr = rotation_size(form)
+    R = rotation_matrix(form, q[qr:qr + nr])
+    omega = angular_velocity(form, q[qr:qr + nr], v[vr:vr + (4 if form == EP else 3)])
     x = np.zeros(3)
     u = np.zeros(3)
     if sys.body_int[i, B_KIND] == FREE:
@@ -83,8 +123,7 @@ def update_coordinates(sys, q0, dq, q):
         if form == RV:
             q[qr:qr + 3] = compose_rotation_vectors(q0[qr:qr + 3], dq[qr:qr + 3])
         else:
-            nr = 4 if form == EP_F1 else 3
-            for k in range(qr, qr + nr):
+            for k in range(qr, qr + rotation_size(form)):
                 q[k] = q0[k] + dq[k]
 
 
@@ -103,6 +142,8 @@ def kinematic_rates(sys, q, dq, v, K):
             K[qr:qr + 3] = w
         elif form == RXYZ:
             K[qr:qr + 3] = v[vr:vr + 3]
+        elif form == EP:
+            K[qr:qr + 4] = v[vr:vr + 4]
         elif form == F1:
             if abs(math.cos(q[qr + 1])) < SINGULAR_COS_PITCH:
                 return SINGULAR
@@ -129,7 +170,7 @@ def applied_loads(sys, q, v, t, force, torque):
         p = sys.force_real[k]
         form = sys.body_int[i, B_FORM]
         qr, _ = _rot_start(sys, i)
-        R = rotation_matrix(form, q[qr:qr + (4 if form == EP_F1 else 3)])
+        R = rotation_matrix(form, q[qr:qr + rotation_size(form)])
         if ftype == GRAVITY:
             m = sys.body_real[i, B_MASS]
             fg = np.empty(3)

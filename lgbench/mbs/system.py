@@ -25,8 +25,9 @@ from lgbench.mbs.formulations import (
 FREE = 0
 FIXED_POINT = 1
 
-# body_int columns
-B_KIND, B_FORM, B_QSTART, B_VSTART, B_NQ, B_NV = range(6)
+# body_int columns; B_CROW = row of the body's own constraint (Euler-parameter norm) or -1
+B_KIND, B_FORM, B_QSTART, B_VSTART, B_NQ, B_NV, B_CROW = range(7)
+BODY_INT_WIDTH = 7
 # body_real columns: mass, inertia (row-major 3x3, about the reference point), inverse inertia,
 # centre of mass in the body frame
 B_MASS = 0
@@ -42,12 +43,26 @@ GLOBAL_TORQUE = 2    # force_real[0:3] = constant torque in the global frame
 F_TYPE, F_BODY = range(2)
 FORCE_REAL_WIDTH = 6
 
+# joint types; joint_int = [type, body1, body2 (-1 = ground), first constraint row, rows]
+SPHERICAL = 0        # joint_real[0:3] = point in body1 frame, [3:6] = point in body2 frame (global if ground)
+JOINT_ROWS = {SPHERICAL: 3}
+J_TYPE, J_BODY1, J_BODY2, J_ROW, J_NROWS = range(5)
+JOINT_INT_WIDTH = 5
+JOINT_REAL_WIDTH = 12
+GROUND = -1
+
+# sizes = [nq, nv, n_constraints]
+S_NQ, S_NV, S_NC = range(3)
+
 
 class SystemArrays(NamedTuple):
-    body_int: np.ndarray    # (n_bodies, 6) int64
+    sizes: np.ndarray       # (3,) int64: nq, nv, number of constraint rows
+    body_int: np.ndarray    # (n_bodies, BODY_INT_WIDTH) int64
     body_real: np.ndarray   # (n_bodies, BODY_REAL_WIDTH) float64
     force_int: np.ndarray   # (n_forces, 2) int64
     force_real: np.ndarray  # (n_forces, FORCE_REAL_WIDTH) float64
+    joint_int: np.ndarray   # (n_joints, JOINT_INT_WIDTH) int64
+    joint_real: np.ndarray  # (n_joints, JOINT_REAL_WIDTH) float64
 
 
 class SystemBuilder:
@@ -56,8 +71,10 @@ class SystemBuilder:
     def __init__(self) -> None:
         self._bodies: list[tuple[list[int], np.ndarray]] = []
         self._forces: list[tuple[list[int], np.ndarray]] = []
+        self._joints: list[tuple[list[int], np.ndarray]] = []
         self.nq = 0
         self.nv = 0
+        self.nc = 0
 
     def add_body(self, kind: int, formulation: str, mass: float, inertia, com=(0.0, 0.0, 0.0),
                  name: str = "body") -> int:
@@ -86,10 +103,33 @@ class SystemBuilder:
         real[B_INERTIA:B_INERTIA + 9] = inertia.ravel()
         real[B_INERTIA_INV:B_INERTIA_INV + 9] = np.linalg.inv(inertia).ravel()
         real[B_COM:B_COM + 3] = np.asarray(com, dtype=float)
-        self._bodies.append(([kind, code, self.nq, self.nv, nq, nv], real))
+        crow = -1
+        if code == FORMULATION_CODES["EP"]:
+            crow = self.nc
+            self.nc += 1
+        self._bodies.append(([kind, code, self.nq, self.nv, nq, nv, crow], real))
         self.nq += nq
         self.nv += nv
         return len(self._bodies) - 1
+
+    def _check_body(self, body: int, field: str) -> None:
+        if not (body == GROUND or 0 <= body < len(self._bodies)):
+            raise InputError(f"unknown body {body}", field=field,
+                             allowed=["-1 (ground)"] + [str(i) for i in range(len(self._bodies))])
+
+    def add_spherical_joint(self, body1: int, point1, body2: int = GROUND, point2=(0.0, 0.0, 0.0)) -> int:
+        """Spherical joint: point1 (body1 frame) coincides with point2 (body2 frame, or global for ground)."""
+        self._check_body(body1, "body1")
+        self._check_body(body2, "body2")
+        if body1 == body2:
+            raise InputError("a joint needs two different bodies", field="body2")
+        real = np.zeros(JOINT_REAL_WIDTH)
+        real[0:3] = np.asarray(point1, dtype=float)
+        real[3:6] = np.asarray(point2, dtype=float)
+        rows = JOINT_ROWS[SPHERICAL]
+        self._joints.append(([SPHERICAL, body1, body2, self.nc, rows], real))
+        self.nc += rows
+        return len(self._joints) - 1
 
     def add_force(self, force_type: int, body: int, values) -> int:
         if not 0 <= body < len(self._bodies):
@@ -102,8 +142,11 @@ class SystemBuilder:
         return len(self._forces) - 1
 
     def build(self) -> SystemArrays:
-        body_int = np.array([b[0] for b in self._bodies], dtype=np.int64).reshape(-1, 6)
+        body_int = np.array([b[0] for b in self._bodies], dtype=np.int64).reshape(-1, BODY_INT_WIDTH)
         body_real = np.array([b[1] for b in self._bodies], dtype=np.float64).reshape(-1, BODY_REAL_WIDTH)
         force_int = np.array([f[0] for f in self._forces], dtype=np.int64).reshape(-1, 2)
         force_real = np.array([f[1] for f in self._forces], dtype=np.float64).reshape(-1, FORCE_REAL_WIDTH)
-        return SystemArrays(body_int, body_real, force_int, force_real)
+        joint_int = np.array([j[0] for j in self._joints], dtype=np.int64).reshape(-1, JOINT_INT_WIDTH)
+        joint_real = np.array([j[1] for j in self._joints], dtype=np.float64).reshape(-1, JOINT_REAL_WIDTH)
+        sizes = np.array([self.nq, self.nv, self.nc], dtype=np.int64)
+        return SystemArrays(sizes, body_int, body_real, force_int, force_real, joint_int, joint_real)

@@ -17,7 +17,7 @@ class BuiltModel:
     system: SystemArrays
     q0: np.ndarray
     v0: np.ndarray
-    outputs: Callable       # compiled f(system, q, v, t) -> 1-D array in the order of ``output_names``
+    outputs: Callable       # compiled f(system, q, v, lam, t) -> 1-D array in the order of ``output_names``
     output_names: tuple[str, ...]
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from lgbench.lie.euler_parameters import ep_from_rotation_vector
+from lgbench.lie.euler_parameters import body_ep_matrix, ep_from_rotation_vector
 from lgbench.lie.so3 import exp_so3
 from lgbench.lie.tait_bryan import body_rate_matrix_rxyz, rxyz_from_rotation_matrix
 from lgbench.mbs.kernels import angular_momentum, body_com, body_state, kinetic_energy, potential_energy
@@ -32,7 +32,7 @@ OUTPUTS = ("com_x", "com_y", "com_z", "vcom_x", "vcom_y", "vcom_z", "omega_x", "
 
 
 @njit(cache=True)
-def heavy_top_outputs(sys, q, v, t):
+def heavy_top_outputs(sys, q, v, lam, t):
     out = np.empty(11)
     xc, vc = body_com(sys, 0, q, v)
     _, _, _, omega = body_state(sys, 0, q, v)
@@ -56,6 +56,9 @@ def initial_rotation_state(formulation: str, psi0: np.ndarray, omega0: np.ndarra
         return theta, np.linalg.solve(body_rate_matrix_rxyz(theta), omega0)
     if formulation == "EP-F1":
         return ep_from_rotation_vector(psi0), omega0.copy()
+    if formulation == "EP":
+        e = ep_from_rotation_vector(psi0)
+        return e, 0.5 * body_ep_matrix(e).T @ omega0
     raise ValueError(formulation)
 
 
@@ -75,7 +78,7 @@ MODEL = Model(
     name="heavy_top",
     description="heavy top about a fixed point without constraints (paper 000 Sect. 4.1.1, Table 3)",
     defaults=DEFAULTS,
-    formulations=["RV", "Rxyz", "F1", "EP-F1"],
+    formulations=["RV", "Rxyz", "F1", "EP-F1", "EP"],
     outputs=list(OUTPUTS),
     output_groups={"com": ["com_x", "com_y", "com_z"], "vcom": ["vcom_x", "vcom_y", "vcom_z"],
                    "omega": ["omega_x", "omega_y", "omega_z"]},

@@ -1,0 +1,373 @@
+"""Generalized-alpha for classical formulation 2 and its Lie group version, one stepper for both.
+
+Paper 000 Alg. 4 (classical) and Alg. 5 (Lie group): the unknowns of Newton's method are the
+increment of the local coordinates dq_n and lambda; q_{n+1} = UAC(q_n, dq_n). For classical nodes
+UAC adds and T_exp = I, so Alg. 5 reduces to Alg. 4 and a single loop serves RV, Rxyz and EP.
+A parameter set (alpha_m, alpha_f, beta, gamma) is data: generalized-alpha from rho_inf (paper 002
+eq. 42), HHT-alpha and Newmark are other parameter sets of the same stepper.
+
+Newton (paper 000 Sect. 3.3-3.4), shared by every method of this form:
+- iteration matrix S_t (eq. 40) = [[M beta' + C_t gamma' + K_t T, B^T], [B T, 0]] with T = T_exp(dq_n)
+  or I (option ``texp``); K_t by forward differences of the forces along UAC (eq. 42) or of the
+  whole residual (eq. 41, option ``tangent = "full"``); C_t by forward differences;
+- scaling (paper 002 eq. 57): equations of motion multiplied and lambda divided by beta h^2;
+- convergence: ||[r; Phi]||_2 <= rtol * ||[r; Phi]||_2 at the predictor, or <= atol; at least one
+  iteration (the rule of paper 000's code);
+- full Newton (new S_t each iteration) or modified Newton (S_t kept across steps, refreshed when the
+  iteration count exceeds ``max_modified_iterations`` or the contraction rate exceeds
+  ``contractivity``; a step that needs a second refresh continues with full Newton).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from lgbench.lie.so3 import tangent_operator_so3
+from lgbench.mbs.constraints import constraint_curvature, constraint_matrix, constraint_residual
+from lgbench.mbs.dense import lu_factor, lu_solve
+from lgbench.mbs.formulations import RV
+from lgbench.mbs.kernels import DIVERGED, OK, _rot_start, all_finite, update_coordinates
+from lgbench.mbs.residual import dynamic_residual, generalized_forces
+from lgbench.mbs.system import B_FORM, S_NC
+
+NEWTON_FAILED = 3
+SINGULAR_MATRIX = 4
+
+# option vector layout (float64)
+(O_MODIFIED, O_TEXP, O_TANGENT, O_RTOL, O_ATOL, O_MAX_ITERATIONS, O_MAX_MODIFIED, O_CONTRACTIVITY,
+ O_FD_REL, O_FD_MIN, O_SCALING) = range(11)
+N_OPTIONS = 11
+
+# statistics vector layout (float64)
+(ST_NEWTON, ST_JACOBIANS, ST_FACTORIZATIONS, ST_STEPS, ST_MAX_ITERATIONS, ST_MAX_PHI, ST_MAX_BV,
+ ST_FULL_NEWTON_FALLBACKS) = range(8)
+N_STATISTICS = 8
+
+
+@dataclass(frozen=True)
+class SecondOrderMethod:
+    """(alpha_m, alpha_f, beta, gamma) of a generalized-alpha type method."""
+
+    name: str
+    alpha_m: float
+    alpha_f: float
+    beta: float
+    gamma: float
+    description: str
+    order: int = 2
+    kind: str = "implicit"
+
+    def as_array(self) -> np.ndarray:
+        return np.array([self.alpha_m, self.alpha_f, self.beta, self.gamma])
+
+
+def generalized_alpha(rho_inf: float) -> SecondOrderMethod:
+    """Chung-Hulbert parameters from the spectral radius at infinity (paper 002 eq. 42)."""
+    if not 0.0 <= rho_inf <= 1.0:
+        raise ValueError(f"rho_inf must lie in [0, 1], got {rho_inf}")
+    alpha_m = (2.0 * rho_inf - 1.0) / (rho_inf + 1.0)
+    alpha_f = rho_inf / (rho_inf + 1.0)
+    gamma = 0.5 + alpha_f - alpha_m
+    beta = 0.25 * (gamma + 0.5) ** 2
+    return SecondOrderMethod(f"generalized-alpha(rho_inf={rho_inf:g})", alpha_m, alpha_f, beta, gamma,
+                             "generalized-alpha (Chung-Hulbert), second order, numerical damping rho_inf")
+
+
+@njit(cache=True)
+def _tangent_matrix(sys, dq, T):
+    """Block-diagonal T_exp(dq): T_exp_SO(3) on the rotation block of Lie group nodes, I elsewhere."""
+    T[:, :] = 0.0
+    for k in range(T.shape[0]):
+        T[k, k] = 1.0
+    for i in range(sys.body_int.shape[0]):
+        if sys.body_int[i, B_FORM] == RV:
+            qr, vr = _rot_start(sys, i)
+            T[vr:vr + 3, vr:vr + 3] = tangent_operator_so3(dq[qr:qr + 3])
+
+
+@njit(cache=True)
+def _step_sizes(x, rel, floor):
+    return rel * max(floor, abs(x))
+
+
+@njit(cache=True)
+def iteration_matrix(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w):
+    """Assemble the (scaled) iteration matrix S_t of paper 000 eq. (40) into w.S."""
+    nv = v.shape[0]
+    nc = sys.sizes[S_NC]
+    S = w.S
+    S[:, :] = 0.0
+    full = opts[O_TANGENT] > 0.5
+    rel = opts[O_FD_REL]
+    floor = opts[O_FD_MIN]
+    # reference values at the current iterate
+    if full:
+        dynamic_residual(sys, q, v, a, lam, t, w.M, w.C, w.force, w.torque, w.g, w.r0)
+    else:
+        dynamic_residual(sys, q, v, a, lam, t, w.M, w.C, w.force, w.torque, w.g, w.r)
+        w.r0[:] = -w.g
+    # K_t (eq. 41 or 42): derivative along the local coordinates z of UAC(q, z)
+    for k in range(nv):
+        eps = _step_sizes(q[k], rel, floor)
+        w.z[:] = 0.0
+        w.z[k] = eps
+        update_coordinates(sys, q, w.z, w.qp)
+        if full:
+            dynamic_residual(sys, w.qp, v, a, lam, t, w.Mp, w.Cp, w.force, w.torque, w.gp, w.rp)
+        else:
+            generalized_forces(sys, w.qp, v, t, w.force, w.torque, w.gp)
+            w.rp[:] = -w.gp
+        for r in range(nv):
+            w.K[r, k] = (w.rp[r] - w.r0[r]) / eps
+    # C_t: derivative of -g along v
+    generalized_forces(sys, q, v, t, w.force, w.torque, w.g)
+    for k in range(nv):
+        eps = _step_sizes(v[k], rel, floor)
+        w.vp[:] = v
+        w.vp[k] += eps
+        generalized_forces(sys, q, w.vp, t, w.force, w.torque, w.gp)
+        for r in range(nv):
+            w.Ct[r, k] = -(w.gp[r] - w.g[r]) / eps
+    if opts[O_TEXP] > 0.5:
+        _tangent_matrix(sys, dqn, w.T)
+        KT = w.K @ w.T
+        CT = w.C @ w.T
+    else:
+        KT = w.K
+        CT = w.C
+    mass_matrix_now = w.M
+    for r in range(nv):
+        for c in range(nv):
+            S[r, c] = scale * (mass_matrix_now[r, c] * bp + w.Ct[r, c] * gp + KT[r, c])
+    for r in range(nc):
+        for c in range(nv):
+            S[nv + r, c] = CT[r, c]
+            S[c, nv + r] = w.C[r, c]
+
+
+@njit(cache=True)
+def _residual_norm(sys, q, v, a, lam, t, w):
+    """||[r; Phi]||_2 (unscaled), leaving r in w.r and Phi in w.phi."""
+    dynamic_residual(sys, q, v, a, lam, t, w.M, w.C, w.force, w.torque, w.g, w.r)
+    constraint_residual(sys, q, t, w.phi)
+    s = 0.0
+    for k in range(w.r.shape[0]):
+        s += w.r[k] * w.r[k]
+    for k in range(w.phi.shape[0]):
+        s += w.phi[k] * w.phi[k]
+    return math.sqrt(s)
+
+
+@njit(cache=True)
+def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, stats):
+    """One step t -> t + h of paper 000 Alg. 5 (Alg. 4 for classical nodes); state updated in place."""
+    am, af, beta, gamma = method[0], method[1], method[2], method[3]
+    nv = v.shape[0]
+    nc = sys.sizes[S_NC]
+    bp = (1.0 - am) / (h * h * beta * (1.0 - af))
+    gp = gamma / (h * beta)
+    scale = beta * h * h if opts[O_SCALING] > 0.5 else 1.0
+    t1 = t + h
+    # predictor (Alg. 5 lines 1-6)
+    abar = (af * vd - am * a_alg) / (1.0 - am)
+    v1 = v + h * (1.0 - gamma) * a_alg + h * gamma * abar
+    dqn = h * v + h * h * (0.5 - beta) * a_alg + h * h * beta * abar
+    q1 = np.empty_like(q)
+    update_coordinates(sys, q, dqn, q1)
+    vd1 = np.zeros(nv)
+    lam1 = np.zeros(nc)
+    res0 = _residual_norm(sys, q1, v1, vd1, lam1, t1, w)
+    if not math.isfinite(res0):
+        return DIVERGED
+    if res0 <= opts[O_ATOL]:
+        res0 = 2.0 * opts[O_ATOL]
+    last = res0
+    modified = opts[O_MODIFIED] > 0.5
+    full_now = not modified
+    refreshed = False
+    converged = False
+    max_it = int(opts[O_MAX_ITERATIONS])
+    n_it = 0
+    for k in range(1, max_it + 1):
+        n_it = k
+        if full_now or not w.jacobian_valid[0]:
+            iteration_matrix(sys, q1, dqn, v1, vd1, lam1, t1, bp, gp, scale, opts, w)
+            stats[ST_JACOBIANS] += 1
+            w.LU[:, :] = w.S
+            stats[ST_FACTORIZATIONS] += 1
+            if not lu_factor(w.LU, w.piv):
+                w.jacobian_valid[0] = False
+                stats[ST_NEWTON] += k
+                return SINGULAR_MATRIX
+            w.jacobian_valid[0] = True
+        for r in range(nv):
+            w.rhs[r] = -scale * w.r[r]
+        for r in range(nc):
+            w.rhs[nv + r] = -w.phi[r]
+        lu_solve(w.LU, w.piv, w.rhs)
+        for r in range(nv):
+            d = w.rhs[r]
+            dqn[r] += d
+            v1[r] += gp * d
+            vd1[r] += bp * d
+        for r in range(nc):
+            lam1[r] += w.rhs[nv + r] / scale
+        update_coordinates(sys, q, dqn, q1)
+        res = _residual_norm(sys, q1, v1, vd1, lam1, t1, w)
+        if not math.isfinite(res):
+            stats[ST_NEWTON] += k
+            return DIVERGED
+        if res <= opts[O_RTOL] * res0 or res <= opts[O_ATOL]:
+            converged = True
+            break
+        if modified and not full_now:
+            contraction = res / last
+            if k > opts[O_MAX_MODIFIED] or (k > 2 and contraction > opts[O_CONTRACTIVITY]):
+                if refreshed:
+                    full_now = True
+                    stats[ST_FULL_NEWTON_FALLBACKS] += 1
+                else:
+                    refreshed = True
+                    w.jacobian_valid[0] = False
+        last = res
+    stats[ST_NEWTON] += n_it
+    stats[ST_MAX_ITERATIONS] = max(stats[ST_MAX_ITERATIONS], n_it)
+    if not converged:
+        return NEWTON_FAILED
+    # commit (Alg. 5 line 20)
+    a_alg[:] = abar + (1.0 - af) / (1.0 - am) * vd1
+    q[:] = q1
+    v[:] = v1
+    vd[:] = vd1
+    lam[:] = lam1
+    if not (all_finite(q) and all_finite(v)):
+        return DIVERGED
+    return OK
+
+
+@njit(cache=True)
+def consistent_accelerations(sys, q, v, t, vd, lam):
+    """v'(0) and lambda(0) from [[M, B^T], [B, 0]] [v'; lambda] = [g; -B' v] (paper 002 eq. 19)."""
+    nv = v.shape[0]
+    nc = sys.sizes[S_NC]
+    nb = sys.body_int.shape[0]
+    M = np.zeros((nv, nv))
+    C = np.zeros((nc, nv))
+    g = np.zeros(nv)
+    r = np.zeros(nv)
+    force = np.zeros((nb, 3))
+    torque = np.zeros((nb, 3))
+    dynamic_residual(sys, q, v, np.zeros(nv), np.zeros(nc), t, M, C, force, torque, g, r)
+    curvature = np.zeros(nc)
+    constraint_curvature(sys, q, v, curvature)
+    A = np.zeros((nv + nc, nv + nc))
+    A[:nv, :nv] = M
+    A[:nv, nv:] = C.T
+    A[nv:, :nv] = C
+    b = np.zeros(nv + nc)
+    b[:nv] = g
+    b[nv:] = -curvature
+    piv = np.zeros(nv + nc, dtype=np.int64)
+    if not lu_factor(A, piv):
+        return False
+    lu_solve(A, piv, b)
+    vd[:] = b[:nv]
+    lam[:] = b[nv:]
+    return True
+
+
+@njit(cache=True)
+def constraint_norms(sys, q, v, w):
+    """(||Phi(q)||_2, ||B(q) v||_2)."""
+    constraint_residual(sys, q, 0.0, w.phi)
+    constraint_matrix(sys, q, w.C)
+    bv = w.C @ v
+    return math.sqrt(np.sum(w.phi ** 2)), math.sqrt(np.sum(bv ** 2))
+
+
+class ImplicitWorkspace(NamedTuple):
+    """Preallocated arrays of the implicit stepper (a namedtuple, so numba can take it)."""
+
+    M: np.ndarray
+    Mp: np.ndarray
+    C: np.ndarray
+    Cp: np.ndarray
+    K: np.ndarray
+    Ct: np.ndarray
+    T: np.ndarray
+    S: np.ndarray
+    LU: np.ndarray
+    piv: np.ndarray
+    rhs: np.ndarray
+    r: np.ndarray
+    r0: np.ndarray
+    rp: np.ndarray
+    g: np.ndarray
+    gp: np.ndarray
+    phi: np.ndarray
+    z: np.ndarray
+    qp: np.ndarray
+    vp: np.ndarray
+    force: np.ndarray
+    torque: np.ndarray
+    jacobian_valid: np.ndarray
+
+
+def make_workspace(nq: int, nv: int, nc: int, n_bodies: int) -> ImplicitWorkspace:
+    n = nv + nc
+    return ImplicitWorkspace(
+        M=np.zeros((nv, nv)), Mp=np.zeros((nv, nv)), C=np.zeros((nc, nv)), Cp=np.zeros((nc, nv)),
+        K=np.zeros((nv, nv)), Ct=np.zeros((nv, nv)), T=np.zeros((nv, nv)), S=np.zeros((n, n)),
+        LU=np.zeros((n, n)), piv=np.zeros(n, dtype=np.int64), rhs=np.zeros(n), r=np.zeros(nv),
+        r0=np.zeros(nv), rp=np.zeros(nv), g=np.zeros(nv), gp=np.zeros(nv), phi=np.zeros(nc),
+        z=np.zeros(nq), qp=np.zeros(nq), vp=np.zeros(nv), force=np.zeros((n_bodies, 3)),
+        torque=np.zeros((n_bodies, 3)), jacobian_valid=np.zeros(1, dtype=np.bool_),
+    )
+
+
+@njit(cache=True)
+def integrate_implicit(sys, method, opts, q, v, vd, a_alg, lam, t0, t_end, h, sample_times,
+                       q_samples, v_samples, lam_samples, w, stats):
+    """Fixed-step generalized-alpha from t0 to t_end (last step shortened if needed), in place.
+
+    Records (q, v, lambda) at the first step boundary at or after each sample time, and the maxima
+    of ||Phi|| and ||B v|| over all steps in ``stats``. Returns (status, steps, t_reached).
+    """
+    n_full = int(np.floor((t_end - t0) / h * (1.0 + 1e-12)))
+    rest = (t_end - t0) - n_full * h
+    if rest < 1e-12 * h:
+        rest = 0.0
+    n_samples = sample_times.shape[0]
+    next_sample = 0
+    while next_sample < n_samples and sample_times[next_sample] <= t0:
+        q_samples[next_sample] = q
+        v_samples[next_sample] = v
+        lam_samples[next_sample] = lam
+        next_sample += 1
+    steps = 0
+    t = t0
+    total = n_full + (1 if rest > 0.0 else 0)
+    for n in range(total):
+        hn = h if n < n_full else rest
+        if hn != h:
+            w.jacobian_valid[0] = False
+        status = generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, hn, w, stats)
+        if status != OK:
+            return status, steps, t
+        steps += 1
+        stats[ST_STEPS] += 1
+        t = t0 + n * h + hn
+        phi_norm = math.sqrt(np.sum(w.phi ** 2))
+        bv = w.C @ v
+        stats[ST_MAX_PHI] = max(stats[ST_MAX_PHI], phi_norm)
+        stats[ST_MAX_BV] = max(stats[ST_MAX_BV], math.sqrt(np.sum(bv ** 2)))
+        while next_sample < n_samples and sample_times[next_sample] <= t + 1e-12 * h:
+            q_samples[next_sample] = q
+            v_samples[next_sample] = v
+            lam_samples[next_sample] = lam
+            next_sample += 1
+    return OK, steps, t

@@ -1,0 +1,71 @@
+"""Equations of motion in residual form for implicit integrators.
+
+r(q, v, v', lambda, t) = M(q) v' - g(q, v, t) + B(q)^T lambda   (paper 000 eq. 39; eq. 34 for the
+classical formulation 2, where v = q' and g = H^T g_hat). Per body, with omega = W w:
+M = blockdiag(m I, W^T J W) and g = [f; W^T (tau - omega x J omega - J W' w)].
+"""
+import numpy as np
+from numba import njit
+
+from lgbench.mbs.constraints import constraint_matrix
+from lgbench.mbs.dense import cross, mat3_vec
+from lgbench.mbs.formulations import EP
+from lgbench.mbs.kernels import (
+    _rot_start, angular_velocity, applied_loads, rotation_size, velocity_map, velocity_map_rate,
+)
+from lgbench.mbs.system import B_FORM, B_INERTIA, B_KIND, B_MASS, B_VSTART, FREE
+
+
+@njit(cache=True)
+def mass_matrix(sys, q, M):
+    """Dense M(q) (nv x nv)."""
+    M[:, :] = 0.0
+    for i in range(sys.body_int.shape[0]):
+        form = sys.body_int[i, B_FORM]
+        vs = sys.body_int[i, B_VSTART]
+        qr, vr = _rot_start(sys, i)
+        if sys.body_int[i, B_KIND] == FREE:
+            m = sys.body_real[i, B_MASS]
+            for k in range(3):
+                M[vs + k, vs + k] = m
+        J = sys.body_real[i, B_INERTIA:B_INERTIA + 9].reshape(3, 3)
+        W = velocity_map(form, q[qr:qr + rotation_size(form)])
+        block = W.T @ J @ W
+        n = block.shape[0]
+        for r in range(n):
+            for c in range(n):
+                M[vr + r, vr + c] = block[r, c]
+
+
+@njit(cache=True)
+def generalized_forces(sys, q, v, t, force, torque, g):
+    """g(q, v, t) in velocity coordinates: applied loads plus gyroscopic terms."""
+    applied_loads(sys, q, v, t, force, torque)
+    for i in range(sys.body_int.shape[0]):
+        form = sys.body_int[i, B_FORM]
+        vs = sys.body_int[i, B_VSTART]
+        qr, vr = _rot_start(sys, i)
+        if sys.body_int[i, B_KIND] == FREE:
+            for k in range(3):
+                g[vs + k] = force[i, k]
+        nr = rotation_size(form)
+        nw = 4 if form == EP else 3
+        r = q[qr:qr + nr]
+        w = v[vr:vr + nw]
+        J = sys.body_real[i, B_INERTIA:B_INERTIA + 9].reshape(3, 3)
+        omega = angular_velocity(form, r, w)
+        moment = torque[i] - cross(omega, mat3_vec(J, omega)) - mat3_vec(J, velocity_map_rate(form, r, w))
+        W = velocity_map(form, r)
+        for c in range(nw):
+            g[vr + c] = W[0, c] * moment[0] + W[1, c] * moment[1] + W[2, c] * moment[2]
+
+
+@njit(cache=True)
+def dynamic_residual(sys, q, v, a, lam, t, M, C, force, torque, g, r):
+    """r = M(q) a - g(q, v, t) + B(q)^T lambda; fills M, C and g as by-products."""
+    mass_matrix(sys, q, M)
+    generalized_forces(sys, q, v, t, force, torque, g)
+    constraint_matrix(sys, q, C)
+    r[:] = M @ a - g
+    if C.shape[0] > 0:
+        r += C.T @ lam
