@@ -3,7 +3,6 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
-export NUMBA_CACHE_DIR := $(CURDIR)/.numba_cache
 export MPLBACKEND := Agg
 
 .PHONY: install run test test-slow bench clean
@@ -34,4 +33,4 @@ bench: $(STAMP)
 	$(PY) benchmarks/run.py
 
 clean:
-	rm -rf $(VENV) .numba_cache .pytest_cache
+	rm -rf $(VENV) .pytest_cache ~/.cache/lgbench/numba

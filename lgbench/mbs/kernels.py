@@ -21,7 +21,7 @@ from lgbench.mbs.dense import cross, mat3_vec, mat3t_vec, solve_small
 from lgbench.mbs.formulations import EP, EP_F1, F1, RV, RXYZ
 from lgbench.mbs.system import (
     B_COM, B_FORM, B_INERTIA, B_INERTIA_INV, B_KIND, B_MASS, B_QSTART, B_VSTART, BODY_TORQUE,
-    F_BODY, F_TYPE, FREE, GLOBAL_TORQUE, GRAVITY,
+    F_BODY, F_TYPE, FREE, GLOBAL_TORQUE, GRAVITY, POINT_SPRING_DAMPER,
 )
 
 OK = 0
@@ -183,6 +183,14 @@ def applied_loads(sys, q, v, t, force, torque):
             torque[i] += p[0:3]
         elif ftype == GLOBAL_TORQUE:
             torque[i] += mat3t_vec(R, p[0:3])
+        elif ftype == POINT_SPRING_DAMPER:
+            position, velocity = body_point_motion(sys, i, q, v, p[6:9])
+            f = np.empty(3)
+            for k in range(3):
+                f[k] = -p[k] * (position[k] - p[9 + k]) - p[3 + k] * velocity[k]
+            if sys.body_int[i, B_KIND] == FREE:
+                force[i] += f
+            torque[i] += cross(p[6:9], mat3t_vec(R, f))
 
 
 @njit(cache=True)
@@ -224,11 +232,16 @@ def accelerations(sys, q, v, t, force, torque, a):
 
 
 @njit(cache=True)
+def body_point_motion(sys, i, q, v, b):
+    """Global position and velocity of the body-frame point b of body i."""
+    R, x, u, omega = body_state(sys, i, q, v)
+    return x + mat3_vec(R, b), u + mat3_vec(R, cross(omega, b))
+
+
+@njit(cache=True)
 def body_com(sys, i, q, v):
     """Global centre-of-mass position and velocity of body i."""
-    R, x, u, omega = body_state(sys, i, q, v)
-    com = sys.body_real[i, B_COM:B_COM + 3]
-    return x + mat3_vec(R, com), u + mat3_vec(R, cross(omega, com))
+    return body_point_motion(sys, i, q, v, sys.body_real[i, B_COM:B_COM + 3])
 
 
 @njit(cache=True)
@@ -245,14 +258,18 @@ def kinetic_energy(sys, q, v):
 
 @njit(cache=True)
 def potential_energy(sys, q, v):
-    """Potential of the conservative loads (gravity)."""
+    """Potential of the conservative loads (gravity, springs)."""
     e = 0.0
     for k in range(sys.force_int.shape[0]):
+        i = sys.force_int[k, F_BODY]
+        p = sys.force_real[k]
         if sys.force_int[k, F_TYPE] == GRAVITY:
-            i = sys.force_int[k, F_BODY]
             xc, _ = body_com(sys, i, q, v)
-            g = sys.force_real[k, 0:3]
-            e -= sys.body_real[i, B_MASS] * (g @ xc)
+            e -= sys.body_real[i, B_MASS] * (p[0:3] @ xc)
+        elif sys.force_int[k, F_TYPE] == POINT_SPRING_DAMPER:
+            position, _ = body_point_motion(sys, i, q, v, p[6:9])
+            for j in range(3):
+                e += 0.5 * p[j] * (position[j] - p[9 + j]) ** 2
     return e
 
 

@@ -40,8 +40,10 @@ BODY_REAL_WIDTH = 22
 GRAVITY = 0          # force_real[0:3] = gravity acceleration vector (global)
 BODY_TORQUE = 1      # force_real[0:3] = constant torque in the body frame (follower torque)
 GLOBAL_TORQUE = 2    # force_real[0:3] = constant torque in the global frame
+POINT_SPRING_DAMPER = 3  # linear spring-damper per global axis between a body point and a ground point:
+                         # [0:3] stiffness, [3:6] damping, [6:9] point in the body frame, [9:12] ground point
 F_TYPE, F_BODY = range(2)
-FORCE_REAL_WIDTH = 6
+FORCE_REAL_WIDTH = 12
 
 # joint types; joint_int = [type, body1, body2 (-1 = ground), first constraint row, rows]
 SPHERICAL = 0        # joint_real[0:3] = point in body1 frame, [3:6] = point in body2 frame (global if ground)
@@ -140,6 +142,16 @@ class SystemBuilder:
         real[: values.size] = values
         self._forces.append(([force_type, body], real))
         return len(self._forces) - 1
+
+    def add_point_spring_damper(self, body: int, stiffness, damping, point=(0.0, 0.0, 0.0),
+                                ground_point=(0.0, 0.0, 0.0)) -> int:
+        """Linear spring-damper per global axis between body point ``point`` and ``ground_point``."""
+        stiffness = np.asarray(stiffness, dtype=float)
+        damping = np.asarray(damping, dtype=float)
+        if np.any(stiffness < 0) or np.any(damping < 0):
+            raise InputError("spring stiffness and damping must be non-negative", field="stiffness")
+        values = np.concatenate([stiffness, damping, np.asarray(point, float), np.asarray(ground_point, float)])
+        return self.add_force(POINT_SPRING_DAMPER, body, values)
 
     def build(self) -> SystemArrays:
         body_int = np.array([b[0] for b in self._bodies], dtype=np.int64).reshape(-1, BODY_INT_WIDTH)
