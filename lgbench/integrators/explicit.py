@@ -7,6 +7,7 @@ multibody kernels (``update_coordinates``, ``kinematic_rates``), so one loop ser
 import numpy as np
 from numba import njit
 
+from lgbench.integrators.stepping import is_due, step_end_time, step_plan
 from lgbench.mbs.kernels import (
     DIVERGED, OK, accelerations, all_finite, kinematic_rates, update_coordinates,
 )
@@ -71,27 +72,23 @@ def integrate_explicit(sys, A, B, C, q, v, t0, t_end, h, sample_times, q_samples
     vs = np.zeros(nv)
     force = np.zeros((nb, 3))
     torque = np.zeros((nb, 3))
-    n_full = int(np.floor((t_end - t0) / h * (1.0 + 1e-12)))
-    rest = (t_end - t0) - n_full * h
-    if rest < 1e-12 * h:
-        rest = 0.0
+    total, last = step_plan(t0, t_end, h)
     n_samples = sample_times.shape[0]
     next_sample = 0
-    while next_sample < n_samples and sample_times[next_sample] <= t0:
+    while next_sample < n_samples and is_due(sample_times[next_sample], t0, h):
         q_samples[next_sample] = q
         v_samples[next_sample] = v
         next_sample += 1
     steps = 0
     t = t0
-    total = n_full + (1 if rest > 0.0 else 0)
     for n in range(total):
-        hn = h if n < n_full else rest
+        hn = h if n < total - 1 else last
         status = explicit_rk_step(sys, A, B, C, q, v, t, hn, Ks, ks, dq, qs, vs, force, torque)
         if status != OK:
             return status, steps, t
         steps += 1
-        t = t0 + n * h + hn
-        while next_sample < n_samples and sample_times[next_sample] <= t + 1e-12 * h:
+        t = step_end_time(t0, t_end, h, n, total)
+        while next_sample < n_samples and is_due(sample_times[next_sample], t, h):
             q_samples[next_sample] = q
             v_samples[next_sample] = v
             next_sample += 1

@@ -15,7 +15,8 @@ Newton (paper 000 Sect. 3.3-3.4), shared by every method of this form:
   iteration (the rule of paper 000's code);
 - full Newton (new S_t each iteration) or modified Newton (S_t kept across steps, refreshed when the
   iteration count exceeds ``max_modified_iterations`` or the contraction rate exceeds
-  ``contractivity``; a step that needs a second refresh continues with full Newton).
+  ``contractivity``; a growing residual restarts the step from the predictor, and a step that
+  fails again after a restart continues with full Newton).
 """
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ import numpy as np
 from numba import njit
 
 from lgbench.lie.so3 import tangent_operator_so3
+from lgbench.integrators.stepping import is_due, step_end_time, step_plan
 from lgbench.mbs.constraints import constraint_curvature, constraint_matrix, constraint_residual
 from lgbench.mbs.dense import lu_factor, lu_solve
 from lgbench.mbs.formulations import RV
@@ -188,9 +190,10 @@ def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, sta
     last = res0
     modified = opts[O_MODIFIED] > 0.5
     full_now = not modified
-    refreshed = False
+    restarted = False
     converged = False
     max_it = int(opts[O_MAX_ITERATIONS])
+    max_modified = opts[O_MAX_MODIFIED]
     n_it = 0
     for k in range(1, max_it + 1):
         n_it = k
@@ -218,21 +221,35 @@ def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, sta
             lam1[r] += w.rhs[nv + r] / scale
         update_coordinates(sys, q, dqn, q1)
         res = _residual_norm(sys, q1, v1, vd1, lam1, t1, w)
-        if not math.isfinite(res):
+        diverged = not math.isfinite(res)
+        if diverged and full_now:
             stats[ST_NEWTON] += k
             return DIVERGED
-        if res <= opts[O_RTOL] * res0 or res <= opts[O_ATOL]:
+        if not diverged and (res <= opts[O_RTOL] * res0 or res <= opts[O_ATOL]):
             converged = True
             break
         if modified and not full_now:
-            contraction = res / last
-            if k > opts[O_MAX_MODIFIED] or (k > 2 and contraction > opts[O_CONTRACTIVITY]):
-                if refreshed:
+            # refresh rules of paper 000 Sect. 3.4 as in its code: a new iteration matrix after
+            # max_modified iterations or when the residual contracts too slowly (from the third
+            # iteration on); a restart from the predictor when it grows; full Newton after
+            # max_modified + 7 iterations or a second failure after a restart
+            contraction = res / last if not diverged else math.inf
+            switch = k > max_modified + 7
+            if k > max_modified:
+                w.jacobian_valid[0] = False
+            if diverged or switch or (k > 2 and contraction > opts[O_CONTRACTIVITY]):
+                w.jacobian_valid[0] = False
+                if restarted or switch:
                     full_now = True
                     stats[ST_FULL_NEWTON_FALLBACKS] += 1
-                else:
-                    refreshed = True
-                    w.jacobian_valid[0] = False
+                if diverged or contraction > 2.0 or full_now:
+                    restarted = True
+                    dqn = h * v + h * h * (0.5 - beta) * a_alg + h * h * beta * abar
+                    v1 = v + h * (1.0 - gamma) * a_alg + h * gamma * abar
+                    vd1[:] = 0.0
+                    lam1[:] = 0.0
+                    update_coordinates(sys, q, dqn, q1)
+                    res = _residual_norm(sys, q1, v1, vd1, lam1, t1, w)
         last = res
     stats[ST_NEWTON] += n_it
     stats[ST_MAX_ITERATIONS] = max(stats[ST_MAX_ITERATIONS], n_it)
@@ -337,22 +354,18 @@ def integrate_implicit(sys, method, opts, q, v, vd, a_alg, lam, t0, t_end, h, sa
     Records (q, v, lambda) at the first step boundary at or after each sample time, and the maxima
     of ||Phi|| and ||B v|| over all steps in ``stats``. Returns (status, steps, t_reached).
     """
-    n_full = int(np.floor((t_end - t0) / h * (1.0 + 1e-12)))
-    rest = (t_end - t0) - n_full * h
-    if rest < 1e-12 * h:
-        rest = 0.0
+    total, last = step_plan(t0, t_end, h)
     n_samples = sample_times.shape[0]
     next_sample = 0
-    while next_sample < n_samples and sample_times[next_sample] <= t0:
+    while next_sample < n_samples and is_due(sample_times[next_sample], t0, h):
         q_samples[next_sample] = q
         v_samples[next_sample] = v
         lam_samples[next_sample] = lam
         next_sample += 1
     steps = 0
     t = t0
-    total = n_full + (1 if rest > 0.0 else 0)
     for n in range(total):
-        hn = h if n < n_full else rest
+        hn = h if n < total - 1 else last
         if hn != h:
             w.jacobian_valid[0] = False
         status = generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, hn, w, stats)
@@ -360,12 +373,12 @@ def integrate_implicit(sys, method, opts, q, v, vd, a_alg, lam, t0, t_end, h, sa
             return status, steps, t
         steps += 1
         stats[ST_STEPS] += 1
-        t = t0 + n * h + hn
+        t = step_end_time(t0, t_end, h, n, total)
         phi_norm = math.sqrt(np.sum(w.phi ** 2))
         bv = w.C @ v
         stats[ST_MAX_PHI] = max(stats[ST_MAX_PHI], phi_norm)
         stats[ST_MAX_BV] = max(stats[ST_MAX_BV], math.sqrt(np.sum(bv ** 2)))
-        while next_sample < n_samples and sample_times[next_sample] <= t + 1e-12 * h:
+        while next_sample < n_samples and is_due(sample_times[next_sample], t, h):
             q_samples[next_sample] = q
             v_samples[next_sample] = v
             lam_samples[next_sample] = lam

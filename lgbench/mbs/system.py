@@ -162,3 +162,14 @@ class SystemBuilder:
         joint_real = np.array([j[1] for j in self._joints], dtype=np.float64).reshape(-1, JOINT_REAL_WIDTH)
         sizes = np.array([self.nq, self.nv, self.nc], dtype=np.int64)
         return SystemArrays(sizes, body_int, body_real, force_int, force_real, joint_int, joint_real)
+
+
+def tait_bryan_pitch_cosines(system: SystemArrays, q: np.ndarray) -> list[float]:
+    """|cos(pitch)| of every Tait-Bryan body (Rxyz, F1) at state q: 0 is gimbal lock."""
+    codes = (FORMULATION_CODES["Rxyz"], FORMULATION_CODES["F1"])
+    result = []
+    for row in system.body_int:
+        if row[B_FORM] in codes:
+            start = row[B_QSTART] + (3 if row[B_KIND] == FREE else 0)
+            result.append(abs(float(np.cos(q[start + 1]))))
+    return result

@@ -164,6 +164,19 @@ def _run_implicit(spec, model, integrator, sample_times):
     return code, steps, t_reached, cpu, q, v, lam, q_samples, v_samples, lam_samples, statistics
 
 
+def _failure_message(code: int, t: float, steps: int, system, q: np.ndarray) -> str:
+    """What failed, when, and whether a Tait-Bryan body was near gimbal lock at the last good state."""
+    from lgbench.mbs.system import tait_bryan_pitch_cosines
+
+    message = f"{STATUS_MESSAGES[code]} at t = {t:.6g} s (step {steps + 1})"
+    cosines = tait_bryan_pitch_cosines(system, q)
+    if cosines:
+        closest = min(cosines)
+        near = "; the step runs into the gimbal-lock singularity" if closest < 0.5 else ""
+        message += f"; Tait-Bryan |cos(pitch)| = {closest:.2e} at the last accepted step (0 = gimbal lock){near}"
+    return message
+
+
 def run_single(spec: RunSpec, n_samples: int | None = None) -> RunResult:
     """Integrate one configuration; numerical failure is a status, bad input an InputError.
 
@@ -179,14 +192,14 @@ def run_single(spec: RunSpec, n_samples: int | None = None) -> RunResult:
      statistics) = runner(spec, model, integrator, sample_times)
 
     status = STATUS_NAMES[code]
-    message = "" if code == 0 else f"{STATUS_MESSAGES[code]} at t = {t_reached:.6g} s (step {steps + 1})"
+    message = "" if code == 0 else _failure_message(code, t_reached, steps, sys, q)
     final = {}
     if code == 0:
         values = model.outputs(sys, q, v, lam, t_reached)
         final = {name: float(x) for name, x in zip(model.output_names, values)}
     series = None
     if n_samples:
-        reached = sample_times <= t_reached + 1e-12 * spec.h
+        reached = sample_times <= t_reached + 1e-6 * spec.h
         rows = [model.outputs(sys, q_samples[k], v_samples[k], lam_samples[k], sample_times[k])
                 for k in range(sample_times.shape[0]) if reached[k]]
         data = np.array(rows).reshape(-1, len(model.output_names))

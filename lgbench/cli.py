@@ -1,0 +1,197 @@
+"""The ``lgbench`` command: run studies, simulate once, draw figures, list what is available.
+
+Every bad input ends with one line ``error: ...`` on stderr and exit code 2.
+"""
+from __future__ import annotations
+
+import errno
+import math
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+import yaml
+from typer.core import TyperGroup
+
+from lgbench.exceptions import InputError
+
+EXIT_INPUT = 2
+Assignments = list[str] | None
+
+
+class _Commands(TyperGroup):
+    """Turns InputError and file-system errors of any command into one line on stderr."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except InputError as error:
+            message = str(error)
+        except OSError as error:
+            if error.errno == errno.EPIPE:
+                raise
+            message = f"{error.filename}: {error.strerror}" if error.filename else str(error)
+        typer.echo(f"error: {message}", err=True)
+        raise typer.Exit(EXIT_INPUT)
+
+
+app = typer.Typer(cls=_Commands, add_completion=False, no_args_is_help=True,
+                  help="Lie group vs classical time integration of rigid multibody systems: studies, "
+                       "single runs, figures.")
+
+
+@app.command()
+def run(study_file: Annotated[Path, typer.Argument(metavar="STUDY.yaml", help="Study file.")],
+        out: Annotated[Path | None, typer.Option(help="Result folder [default: results/NAME]")] = None,
+        force: Annotated[bool, typer.Option("--force", help="Recompute runs already in runs.csv.")] = False):
+    """Run a study: every grid run not yet in the result folder, then print the error table."""
+    from lgbench.runner.execute import execute_study
+    from lgbench.runner.convergence import with_variants
+    from lgbench.runner.grid import labelled_specs, run_id
+    from lgbench.runner.study import load_study
+    from lgbench.store import ResultStore, read_frame
+
+    study = load_study(study_file)
+    out = out or Path("results") / study.name
+    typer.echo(f"study {study.name}: {study.description or study.model}".rstrip())
+    outcome = execute_study(study, out, force=force, progress=typer.echo)
+    typer.echo(f"{outcome.computed} computed ({outcome.failed} not ok), {outcome.skipped} skipped; "
+               f"results in {out}")
+    store = ResultStore(out)
+    runs = read_frame(store.runs_path)
+    runs = with_variants(runs[runs["run_id"].isin({run_id(spec, label) for spec, label in labelled_specs(study)})])
+    errors = read_frame(store.errors_path)
+    for request in study.errors:
+        typer.echo("")
+        typer.echo(_error_report(runs, errors, request.quantity, request.measure))
+    if "newton_per_step" in runs.columns and runs["newton_per_step"].notna().any():
+        typer.echo("")
+        typer.echo(_newton_report(runs))
+    typer.echo(f"\nfigures: lgbench plot {out}")
+
+
+def _newton_report(runs) -> str:
+    """Average Newton iterations per step by h (rows) and method (columns), paper 000 Tables 4, 5, 7."""
+    from lgbench.runner.convergence import method_label
+    from lgbench.runner.grid import format_step
+
+    runs = runs.assign(method=[method_label(f, i) for f, i in zip(runs["formulation"], runs["integrator"])])
+    runs = runs.assign(value=runs["newton_per_step"].where(runs["status"] == "ok"))
+    table = runs.pivot_table(index="h", columns="method", values="value", aggfunc="last", dropna=False,
+                             sort=False).sort_index(ascending=False)
+    table = table[[m for m in dict.fromkeys(runs["method"]) if m in table.columns]]
+    width = max([10] + [len(method) + 2 for method in table.columns])
+    lines = ["average Newton iterations per step; '–' = failed or missing run",
+             f"{'h':>12}" + "".join(f"{method:>{width}}" for method in table.columns)]
+    for h, values in table.iterrows():
+        cells = ("–" if math.isnan(value) else f"{value:.2f}" for value in values)
+        lines.append(f"{format_step(h):>12}" + "".join(f"{cell:>{width}}" for cell in cells))
+    return "\n".join(lines)
+
+
+def _error_report(runs, errors, quantity: str, measure: str) -> str:
+    """Error by h (rows) x method (columns), then the fitted order per method."""
+    from lgbench.runner.convergence import error_table, fitted_orders
+    from lgbench.runner.grid import format_step
+
+    if errors.empty:
+        return f"{quantity} ({measure}): no errors recorded"
+    table = error_table(runs, errors, quantity, measure)
+    fits = fitted_orders(table)
+    width = max([10] + [len(method) + 2 for method in table.columns])
+    lines = [f"error in {quantity} ({measure}); '–' = failed or missing run",
+             f"{'h':>12}" + "".join(f"{method:>{width}}" for method in table.columns)]
+    for h, values in table.iterrows():
+        cells = ("–" if math.isnan(value) else f"{value:.3e}" for value in values)
+        lines.append(f"{format_step(h):>12}" + "".join(f"{cell:>{width}}" for cell in cells))
+    lines.append(f"{'order':>12}" + "".join(f"{fit.label():>{width}}" for fit in fits.values()))
+    lines.append(f"{'fit points':>12}" + "".join(f"{fit.points:>{width}}" for fit in fits.values()))
+    return "\n".join(lines)
+
+
+def _assignments(texts: list[str], option: str) -> dict[str, Any]:
+    """``key=value`` pairs; values are read as YAML (numbers, true/false, text, [lists])."""
+    from lgbench.runner.study import parameter_value
+
+    values = {}
+    for text in texts:
+        key, separator, raw = text.partition("=")
+        if not separator or not key.strip() or not raw.strip():
+            raise InputError(f"expected key=value, got '{text}'", field=option)
+        try:
+            values[key.strip()] = parameter_value(yaml.safe_load(raw))
+        except (yaml.YAMLError, ValueError) as error:
+            raise InputError(f"cannot read the value of '{text}': {error}", field=option) from None
+    return values
+
+
+@app.command()
+def simulate(
+        model: Annotated[str, typer.Argument(metavar="MODEL", help="Model name ('lgbench list models').")],
+        formulation: Annotated[str, typer.Option("--formulation", "-f", help="Rotation formulation.")],
+        integrator: Annotated[str, typer.Option("--integrator", "-i", help="Time integrator.")],
+        step: Annotated[float, typer.Option("--step", help="Step size h.")],
+        t_end: Annotated[float, typer.Option("--t-end", help="End time.")],
+        set_: Annotated[Assignments, typer.Option("--set", help="Parameter key=value, repeatable.")] = None,
+        option: Annotated[Assignments, typer.Option(help="Integrator option key=value, repeatable.")] = None,
+        samples: Annotated[int, typer.Option(help="Output samples for --csv.")] = 201,
+        csv: Annotated[Path | None, typer.Option(help="Write the time series (t, outputs) here.")] = None):
+    """One run; prints status, steps, CPU time and the final outputs."""
+    from lgbench.runner import single_run
+    from lgbench.runner.grid import as_items
+    from lgbench.runner.study import check_name, check_parameters, integrators, model_named
+    from lgbench.store import write_series
+
+    found = model_named(model, field="MODEL")
+    check_name(formulation, list(found.formulations), f"formulation of model {model}", "--formulation")
+    check_name(integrator, sorted(integrators()), "integrator", "--integrator")
+    for name, value in (("--step", step), ("--t-end", t_end), ("--samples", samples)):
+        if not value > 0:
+            raise InputError(f"must be positive, got {value:g}", field=name)
+    params = _assignments(set_ or [], "--set")
+    check_parameters(found, params, "--set", separator=" ")
+    spec = single_run.RunSpec(model, formulation, integrator, step, t_end, as_items(params),
+                              as_items(_assignments(option or [], "--option")))
+    result = single_run.run_single(spec, n_samples=samples if csv else None)
+    typer.echo(f"status: {result.status}" + (f" ({result.message})" if result.message else ""))
+    typer.echo(f"steps: {result.steps}   cpu: {result.cpu_s:.4g} s   t_final: {result.t_final:g}")
+    for name, value in result.statistics.items():
+        typer.echo(f"{name}: {value:g}")
+    for name, value in result.final_outputs.items():
+        typer.echo(f"  {name:<20} {value: .12e}")
+    if csv is not None:
+        if result.series is None:
+            raise InputError("the run returned no time series", field="--csv")
+        write_series(csv, result.series)
+        typer.echo(f"time series: {csv}")
+
+
+@app.command()
+def plot(results_dir: Annotated[Path, typer.Argument(metavar="RESULTS_DIR", help="A result folder.")]):
+    """Draw convergence, work-precision and CPU-time figures into RESULTS_DIR/figures."""
+    from lgbench.plots import draw_figures
+
+    for path in draw_figures(results_dir):
+        typer.echo(str(path))
+
+
+LIST_KINDS = ["models", "formulations", "integrators"]
+
+
+@app.command("list")
+def list_(kind: Annotated[str, typer.Argument(metavar="KIND", help="models, formulations or integrators")]):
+    """Names with one-line descriptions."""
+    from lgbench.runner.study import formulations, integrators, models
+
+    if kind == "models":
+        rows = [(name, f"{model.description} [{', '.join(model.formulations)}]")
+                for name, model in models().items()]
+    elif kind == "formulations":
+        rows = list(formulations().items())
+    elif kind == "integrators":
+        rows = [(name, f"{item.kind:<9} {item.description}") for name, item in integrators().items()]
+    else:
+        raise InputError(f"unknown list '{kind}'", field="KIND", allowed=LIST_KINDS)
+    width = max(len(name) for name, _ in rows) + 2 if rows else 0
+    for name, description in rows:
+        typer.echo(f"{name:<{width}}{description}")

@@ -1,0 +1,27 @@
+"""Fixed-step bookkeeping shared by the explicit and implicit loops: step count and sampling rule."""
+import numpy as np
+from numba import njit
+
+# a sample time within this fraction of a step after a step boundary is taken at that boundary
+SAMPLE_TOLERANCE = 1e-6
+
+
+@njit(cache=True)
+def step_plan(t0, t_end, h):
+    """(number of steps, size of the last step): full steps of h, the last one shortened if needed."""
+    n_full = int(np.floor((t_end - t0) / h * (1.0 + 1e-12)))
+    rest = (t_end - t0) - n_full * h
+    if rest < 1e-12 * h:
+        return n_full, h
+    return n_full + 1, rest
+
+
+@njit(cache=True)
+def step_end_time(t0, t_end, h, n, total):
+    """Time at the end of step n (0-based); the last step ends exactly at t_end."""
+    return t_end if n == total - 1 else t0 + (n + 1) * h
+
+
+@njit(cache=True)
+def is_due(sample_time, t, h):
+    return sample_time <= t + SAMPLE_TOLERANCE * h

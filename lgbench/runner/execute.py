@@ -1,0 +1,125 @@
+"""Execution of a study: reference first, then every run of the grid, each stored as it finishes.
+
+A run whose status is not "ok" gets a runs.csv row (status, message, steps, cpu_s) and no
+errors.csv rows. Runs already in runs.csv are skipped unless ``force``; ``force`` first removes
+the rows of this study's runs so that each run id keeps exactly one row.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lgbench.exceptions import InputError
+from lgbench.runner import single_run
+from lgbench.runner.error_measures import MEASURES, quantity_outputs
+from lgbench.runner.grid import format_step, labelled_specs, reference_spec, run_id
+from lgbench.runner.single_run import RunResult, RunSpec
+from lgbench.runner.study import Study, models
+from lgbench.store import ResultStore
+
+Progress = Callable[[str], Any]
+
+
+@dataclass
+class Outcome:
+    """What ``execute_study`` did."""
+
+    computed: int = 0
+    skipped: int = 0
+    failed: int = 0
+
+
+def run_row(identifier: str, spec: RunSpec, result: RunResult, variant: str = "") -> dict[str, Any]:
+    """The runs.csv row of one run: spec, status, counters and the run's statistics."""
+    row = {"run_id": identifier, "model": spec.model, "formulation": spec.formulation,
+           "integrator": spec.integrator, "variant": variant, "h": spec.h, "t_end": spec.t_end,
+           "status": result.status,
+           "message": result.message, "steps": result.steps, "cpu_s": result.cpu_s,
+           "t_final": result.t_final}
+    row.update(result.statistics)
+    return row
+
+
+def error_rows(identifier: str, study: Study, result: RunResult,
+               reference: RunResult) -> list[dict[str, Any]]:
+    """The errors.csv rows (long form) of one successful run."""
+    model = models()[study.model]
+    rows = []
+    for request in study.errors:
+        outputs = quantity_outputs(request.quantity, list(model.outputs), dict(model.output_groups))
+        value = MEASURES[request.measure].function(result, reference, outputs)
+        rows.append({"run_id": identifier, "quantity": request.quantity, "measure": request.measure,
+                     "value": value})
+    return rows
+
+
+def _check_same_setup(store: ResultStore, specs: dict[str, RunSpec], out_dir: Path) -> None:
+    for identifier, row in store.finished_runs().items():
+        spec = specs.get(identifier)
+        if spec and (row["model"] != spec.model or not math.isclose(float(row["t_end"]), spec.t_end)):
+            raise InputError(f"{out_dir} holds run {identifier} for model {row['model']}, t_end "
+                             f"{row['t_end']}; this study has {spec.model}, t_end {spec.t_end}. "
+                             "Use --force to recompute or another --out folder")
+
+
+def _summary(result: RunResult, errors: list[dict[str, Any]]) -> str:
+    if result.status != "ok":
+        return f"{result.status}: {result.message}"
+    values = "  ".join(f"{row['quantity']}={row['value']:.3e}" for row in errors)
+    return f"ok  steps={result.steps}  cpu={result.cpu_s:.3g}s  {values}".rstrip()
+
+
+def execute_study(study: Study, out_dir: str | Path, force: bool = False,
+                  progress: Progress | None = None) -> Outcome:
+    """Run the study's grid into ``out_dir`` (runs.csv, errors.csv, reference.csv, series/)."""
+    say = progress or (lambda text: None)
+    out_dir = Path(out_dir)
+    store = ResultStore(out_dir)
+    labelled = {run_id(spec, label): (spec, label) for spec, label in labelled_specs(study)}
+    specs = {identifier: spec for identifier, (spec, _) in labelled.items()}
+    if force:
+        store.forget(set(specs))
+    else:
+        _check_same_setup(store, specs, out_dir)
+    finished = set(store.finished_runs())
+    pending = {identifier: spec for identifier, spec in specs.items() if identifier not in finished}
+    outcome = Outcome(skipped=len(specs) - len(pending))
+    if outcome.skipped:
+        say(f"skipping {outcome.skipped} of {len(specs)} runs already in {store.runs_path}")
+    if not pending:
+        return outcome
+    samples = study.samples
+    reference = _reference(study, store, samples, say)
+    for number, (identifier, spec) in enumerate(pending.items(), start=1):
+        try:
+            result = single_run.run_single(spec, n_samples=samples)
+        except InputError as error:
+            raise InputError(f"run {identifier}: {error}") from None
+        errors = error_rows(identifier, study, result, reference) if result.status == "ok" else []
+        if samples and result.series is not None:
+            store.write_series(identifier, result.series)
+        store.record(run_row(identifier, spec, result, labelled[identifier][1]), errors)
+        outcome.computed += 1
+        outcome.failed += result.status != "ok"
+        say(f"[{number}/{len(pending)}] {identifier}  {_summary(result, errors)}")
+    return outcome
+
+
+def _reference(study: Study, store: ResultStore, samples: int | None, say: Progress) -> RunResult:
+    spec = reference_spec(study)
+    say(f"reference {spec.formulation}-{spec.integrator} h={format_step(spec.h)} ...")
+    result = single_run.run_single(spec, n_samples=samples)
+    if result.status != "ok":
+        raise InputError(f"the reference run failed ({result.status}: {result.message})",
+                         field="reference")
+    row = run_row("reference", spec, result)
+    row.update(result.final_outputs)
+    store.directory.mkdir(parents=True, exist_ok=True)
+    store.write_reference(row)
+    if samples and result.series is not None:
+        store.write_series("reference", result.series)
+    say(f"reference {_summary(result, [])}")
+    return result

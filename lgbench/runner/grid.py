@@ -1,0 +1,66 @@
+"""Grid expansion: a study becomes a list of run specifications, each with a stable run id."""
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from lgbench.runner.single_run import RunSpec
+from lgbench.runner.study import Study, models
+
+
+def as_items(mapping: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
+    """Sorted, hashable (key, value) pairs for RunSpec.params / RunSpec.options."""
+    return tuple(sorted((key, tuple(value) if isinstance(value, list) else value)
+                        for key, value in mapping.items()))
+
+
+def format_step(h: float) -> str:
+    """A step size as short scientific text: 1e-04, 2.5e-05, 3.90625e-06."""
+    mantissa, exponent = f"{h:.10e}".split("e")
+    return f"{mantissa.rstrip('0').rstrip('.')}e{exponent}"
+
+
+def _differing(items: tuple[tuple[str, Any], ...], defaults: Mapping[str, Any]) -> dict[str, Any]:
+    def same(value: Any, default: Any) -> bool:
+        if isinstance(default, list | tuple) and isinstance(value, list | tuple):
+            return list(map(float, default)) == list(map(float, value))
+        return value == default
+
+    return {key: list(value) if isinstance(value, tuple) else value
+            for key, value in items if key not in defaults or not same(value, defaults[key])}
+
+
+def run_id(spec: RunSpec, label: str = "") -> str:
+    """``RV-RK44-h1e-04``, plus an 8-character hash of the parameters that differ from the model's
+    defaults and of the options, if there are any (``RV-RK44-h1e-04-3fa2b1c9``); a variant label
+    goes after the integrator (``RV-generalized-alpha.modified-h1e-04-...``)."""
+    method = f"{spec.integrator}.{label}" if label else spec.integrator
+    readable = f"{spec.formulation}-{method}-h{format_step(spec.h)}"
+    extra = {"params": _differing(spec.params, models()[spec.model].defaults),
+             "options": _differing(spec.options, {})}
+    if not extra["params"] and not extra["options"]:
+        return readable
+    digest = hashlib.sha256(json.dumps(extra, sort_keys=True).encode()).hexdigest()[:8]
+    return f"{readable}-{digest}"
+
+
+def expand(study: Study) -> list[RunSpec]:
+    """Formulations x integrators (variants) x step sizes, minus the exclusions, in listed order."""
+    return [spec for spec, _ in labelled_specs(study)]
+
+
+def labelled_specs(study: Study) -> list[tuple[RunSpec, str]]:
+    """(RunSpec, variant label) for every run of the grid."""
+    params = as_items(study.params)
+    return [(RunSpec(study.model, method.formulation, method.integrator, h, study.t_end, params,
+                     as_items(method.options)), method.label)
+            for method in study.methods() for h in study.steps.sizes()]
+
+
+def reference_spec(study: Study) -> RunSpec:
+    """The reference run: the study's model, t_end and parameters (plus the reference's own)."""
+    reference = study.reference
+    return RunSpec(study.model, reference.formulation, reference.integrator, reference.h, study.t_end,
+                   as_items({**study.params, **reference.params}), as_items(reference.options))

@@ -1,0 +1,350 @@
+"""Study files: the YAML schema (pydantic) and ``load_study``, which turns every problem into one
+``InputError`` naming the file, the field and the allowed values."""
+from __future__ import annotations
+
+import inspect
+import typing
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt,
+                      ValidationError, model_validator)
+
+from lgbench.exceptions import InputError
+from lgbench.runner.error_measures import MEASURES, quantity_outputs
+
+
+def parameter_value(value: Any) -> Any:
+    """Model parameters and options are numbers, text, true/false or lists of numbers."""
+    if isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, list) and all(isinstance(item, int | float) and not isinstance(item, bool)
+                                       for item in value):
+        return [float(item) for item in value]
+    raise ValueError("expected a number, text, true/false or a list of numbers")
+
+
+ParameterValue = Annotated[Any, AfterValidator(parameter_value)]
+Name = Annotated[str, Field(min_length=1)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Combination(_Strict):
+    """A formulation x integrator pair to leave out of the grid."""
+
+    formulation: Name
+    integrator: Name
+
+
+class Steps(_Strict):
+    """Step sizes: explicit ``values`` or ``rule: geometric`` with h_n = h0 * base**(1 - n)."""
+
+    values: list[PositiveFloat] | None = Field(default=None, min_length=1)
+    rule: Literal["geometric"] | None = None
+    h0: PositiveFloat | None = None
+    base: Annotated[float, Field(gt=1)] | None = None
+    n: tuple[int, int] | None = None
+
+    @model_validator(mode="after")
+    def _one_form(self) -> Steps:
+        geometric = {"h0": self.h0, "base": self.base, "n": self.n}
+        if self.values is not None:
+            if self.rule is not None or any(value is not None for value in geometric.values()):
+                raise ValueError("give either 'values' or 'rule: geometric' with h0, base, n, not both")
+            if len(set(self.values)) != len(self.values):
+                raise ValueError("'values' lists a step size twice")
+        elif self.rule is None:
+            raise ValueError("give 'values: [...]' or 'rule: geometric' with h0, base, n")
+        else:
+            missing = [name for name, value in geometric.items() if value is None]
+            if missing:
+                raise ValueError(f"the geometric rule needs {', '.join(missing)}")
+            if self.n[0] > self.n[1]:
+                raise ValueError("'n' is [first, last] with first <= last")
+        return self
+
+    def sizes(self) -> list[float]:
+        """The step sizes in the order they are listed (geometric: largest first)."""
+        if self.values is not None:
+            return list(self.values)
+        first, last = self.n
+        return [self.h0 * self.base ** (1 - n) for n in range(first, last + 1)]
+
+
+class IntegratorEntry(_Strict):
+    """An integrator with options, e.g. ``{name: generalized-alpha, label: modified, options: {newton: modified}}``.
+
+    ``label`` tells variants of the same integrator apart in run ids, tables and figures.
+    """
+
+    name: Name
+    label: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.+-]*$")] = ""
+    options: dict[str, ParameterValue] = {}
+
+
+class Method(typing.NamedTuple):
+    """One formulation x integrator (variant) of a study's grid."""
+
+    formulation: str
+    integrator: str
+    label: str
+    options: dict[str, Any]
+
+
+class Reference(_Strict):
+    """The reference run: same model and t_end; ``params`` add to the study's parameters."""
+
+    formulation: Name
+    integrator: Name
+    h: PositiveFloat
+    options: dict[str, ParameterValue] = {}
+    params: dict[str, ParameterValue] = {}
+
+
+class ErrorRequest(_Strict):
+    """One error to record per run: a model output (or output group) and a measure name."""
+
+    quantity: Name
+    measure: Name
+
+
+class Study(_Strict):
+    """A study: one model, a formulation x integrator x step-size grid, a reference and errors."""
+
+    name: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]
+    description: str = ""
+    paper: str = ""
+    model: Name
+    params: dict[str, ParameterValue] = {}
+    t_end: PositiveFloat
+    formulations: list[Name] = Field(min_length=1)
+    integrators: list[Name | IntegratorEntry] = Field(min_length=1)
+    options: dict[str, ParameterValue] = {}
+    exclude: list[Combination] = []
+    steps: Steps
+    reference: Reference
+    errors: list[ErrorRequest] = Field(min_length=1)
+    samples: PositiveInt | None = None
+
+    def integrator_entries(self) -> list[IntegratorEntry]:
+        """Every ``integrators`` item as an entry; plain names get the study-wide ``options``."""
+        return [IntegratorEntry(name=item, options=self.options) if isinstance(item, str)
+                else IntegratorEntry(name=item.name, label=item.label, options={**self.options, **item.options})
+                for item in self.integrators]
+
+    def integrator_names(self) -> list[str]:
+        return [entry.name for entry in self.integrator_entries()]
+
+    def methods(self) -> list[Method]:
+        """Formulation x integrator (variant) combinations of the grid, in listed order, without the
+        excluded ones (an exclusion names the integrator, so it removes all of its variants)."""
+        excluded = {(item.formulation, item.integrator) for item in self.exclude}
+        return [Method(formulation, entry.name, entry.label, entry.options)
+                for formulation in self.formulations for entry in self.integrator_entries()
+                if (formulation, entry.name) not in excluded]
+
+    def combinations(self) -> list[tuple[str, str]]:
+        """Formulation x integrator pairs of the grid, in listed order, without the excluded."""
+        return list(dict.fromkeys((m.formulation, m.integrator) for m in self.methods()))
+
+    def needs_series(self) -> bool:
+        return any(MEASURES[request.measure].needs_series for request in self.errors)
+
+
+def models() -> dict[str, Any]:
+    from lgbench.models import MODELS
+    return MODELS
+
+
+def integrators() -> dict[str, Any]:
+    from lgbench.integrators import INTEGRATORS
+    return INTEGRATORS
+
+
+def formulations() -> dict[str, str]:
+    from lgbench.mbs import FORMULATIONS
+    return FORMULATIONS
+
+
+def check_name(value: str, allowed: list[str], what: str, field: str, file: str | None = None) -> None:
+    """Raise InputError unless ``value`` is one of ``allowed``."""
+    if value not in allowed:
+        raise InputError(f"unknown {what}: '{value}'", file=file, field=field, allowed=allowed)
+
+
+def model_named(name: str, field: str = "model", file: str | None = None) -> Any:
+    """The registered model ``name``; InputError listing the registered ones otherwise."""
+    registry = models()
+    check_name(name, sorted(registry), "model", field, file)
+    return registry[name]
+
+
+def check_parameters(model: Any, params: dict[str, Any], field: str, file: str | None = None,
+                     separator: str = ".") -> None:
+    """Raise InputError unless every key of ``params`` is a parameter of ``model``."""
+    for key in params:
+        check_name(key, sorted(model.defaults), f"parameter of model {model.name}",
+                   f"{field}{separator}{key}", file)
+
+
+def load_study(path: str | Path) -> Study:
+    """Read, validate and name-check a study file."""
+    file = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError("file not found", file=file) from None
+    except OSError as error:
+        raise InputError(f"cannot read the file ({error.strerror})", file=file) from None
+    except UnicodeDecodeError:
+        raise InputError("not a UTF-8 text file", file=file) from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise InputError(_yaml_message(error), file=file) from None
+    if not isinstance(data, dict):
+        raise InputError("a study file is a mapping of fields (name: ..., model: ...)", file=file,
+                         allowed=list(Study.model_fields))
+    try:
+        study = Study.model_validate(data)
+    except ValidationError as error:
+        raise _input_error(error, file) from None
+    _check_names(study, file)
+    return study
+
+
+def _yaml_message(error: yaml.YAMLError) -> str:
+    mark = getattr(error, "problem_mark", None)
+    problem = getattr(error, "problem", None) or str(error)
+    if mark is None:
+        return f"YAML syntax error: {problem}"
+    return f"YAML syntax error at line {mark.line + 1}, column {mark.column + 1}: {problem}"
+
+
+def _field_path(location: tuple[Any, ...]) -> str:
+    path = ""
+    for part in location:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    return path
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The pydantic model class inside an annotation such as ``list[Combination] | None``."""
+    if inspect.isclass(annotation) and issubclass(annotation, BaseModel):
+        return annotation
+    for argument in typing.get_args(annotation):
+        found = _model_in(argument)
+        if found is not None:
+            return found
+    return None
+
+
+def _fields_at(location: tuple[Any, ...]) -> list[str]:
+    """The field names allowed at the mapping that holds ``location``'s last part."""
+    model: type[BaseModel] | None = Study
+    for part in location[:-1]:
+        if isinstance(part, str):
+            if model is None or part not in model.model_fields:
+                return []
+            model = _model_in(model.model_fields[part].annotation)
+    return list(model.model_fields) if model else []
+
+
+def _input_error(error: ValidationError, file: str) -> InputError:
+    """The first validation problem as one InputError."""
+    problem = error.errors()[0]
+    location = problem["loc"]
+    field = _field_path(location) or None
+    if problem["type"] == "extra_forbidden":
+        return InputError("unknown field", file=file, field=field, allowed=_fields_at(location))
+    if problem["type"] == "missing":
+        return InputError("required field is missing", file=file, field=field)
+    if problem["type"] == "string_pattern_mismatch":
+        return InputError(f"'{problem['input']}' is not a usable name (it names the result folder)",
+                          file=file, field=field, allowed="letters, digits, '_', '-', '.'")
+    message = problem["msg"].removeprefix("Value error, ")
+    given = problem.get("input")
+    if isinstance(given, bool | int | float | str) and problem["type"] != "value_error":
+        message += f" (got {given!r})"
+    return InputError(message, file=file, field=field)
+
+
+def _check_unique(names: list[str], field: str, file: str) -> None:
+    for index, name in enumerate(names):
+        if name in names[:index]:
+            raise InputError(f"'{name}' is listed twice", file=file, field=f"{field}[{index}]")
+
+
+def _check_names(study: Study, file: str) -> None:
+    """Check every name in the study against the registries and the study's own lists."""
+    model = model_named(study.model, file=file)
+    registry = integrators()
+    integrator_names = sorted(registry)
+    check_parameters(model, study.params, "params", file)
+    own_formulation = f"formulation of model {model.name}"
+    _check_unique(study.formulations, "formulations", file)
+    for index, name in enumerate(study.formulations):
+        check_name(name, list(model.formulations), own_formulation, f"formulations[{index}]", file)
+    entries = study.integrator_entries()
+    _check_unique([f"{entry.name} {entry.label}" for entry in entries], "integrators", file)
+    for index, entry in enumerate(entries):
+        field = f"integrators[{index}]" if isinstance(study.integrators[index], str) else f"integrators[{index}].name"
+        check_name(entry.name, integrator_names, "integrator", field, file)
+        _check_options(registry[entry.name], entry.options, f"integrators[{index}].options", file)
+    for index, item in enumerate(study.exclude):
+        check_name(item.formulation, study.formulations, "formulation of this study",
+                   f"exclude[{index}].formulation", file)
+        check_name(item.integrator, study.integrator_names(), "integrator of this study",
+                   f"exclude[{index}].integrator", file)
+    if not study.combinations():
+        raise InputError("every formulation x integrator combination is excluded: nothing to run",
+                         file=file, field="exclude")
+    for formulation, integrator in study.combinations():
+        _check_compatible(formulation, registry[integrator], "exclude", file)
+    check_name(study.reference.formulation, list(model.formulations), own_formulation,
+               "reference.formulation", file)
+    check_name(study.reference.integrator, integrator_names, "integrator", "reference.integrator", file)
+    _check_compatible(study.reference.formulation, registry[study.reference.integrator],
+                      "reference.formulation", file)
+    _check_options(registry[study.reference.integrator], study.reference.options, "reference.options", file)
+    check_parameters(model, study.reference.params, "reference.params", file)
+    quantities = list(model.outputs) + [name for name in model.output_groups if name not in model.outputs]
+    for index, request in enumerate(study.errors):
+        if not quantity_outputs(request.quantity, list(model.outputs), dict(model.output_groups)):
+            raise InputError(f"unknown quantity '{request.quantity}' of model {model.name}", file=file,
+                             field=f"errors[{index}].quantity", allowed=quantities)
+        check_name(request.measure, sorted(MEASURES), "error measure", f"errors[{index}].measure", file)
+    if study.needs_series() and study.samples is None:
+        raise InputError("a time-series error measure needs 'samples' (output samples per run)",
+                         file=file, field="samples")
+
+
+def _check_compatible(formulation: str, integrator: Any, field: str, file: str) -> None:
+    """Explicit integrators need formulations without algebraic constraints of their own, implicit
+    second-order ones need v = q' or a Lie group node (paper 000, footnote 5)."""
+    from lgbench.mbs.formulations import EXPLICIT_FORMULATIONS, IMPLICIT_FORMULATIONS
+
+    allowed = EXPLICIT_FORMULATIONS if integrator.kind == "explicit" else IMPLICIT_FORMULATIONS
+    if formulation not in allowed:
+        raise InputError(f"formulation '{formulation}' cannot run with the {integrator.kind} integrator "
+                         f"'{integrator.name}'; exclude the combination", file=file, field=field,
+                         allowed=list(allowed))
+
+
+def _check_options(integrator: Any, options: dict[str, Any], field: str, file: str) -> None:
+    """Options must be ones the integrator knows, with valid values."""
+    if integrator.kind == "explicit":
+        if options:
+            raise InputError(f"integrator '{integrator.name}' takes no options", file=file, field=field)
+        return
+    from lgbench.integrators.implicit import option_vector
+
+    try:
+        option_vector(integrator, options)
+    except InputError as error:
+        raise InputError(error.args[0], file=file, field=f"{field}.{error.field.removeprefix('options.')}",
+                         allowed=error.allowed) from None

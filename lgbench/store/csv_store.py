@@ -1,0 +1,177 @@
+"""Append-only CSV tables that survive crashes, and the result directory that holds them.
+
+Every append writes whole lines with a single ``os.write`` followed by ``fsync``; a line that a
+crash cut short is ignored when reading and removed before the next append. The header is fixed
+by the first row; a later row with new columns rewrites the file once (temporary file +
+``os.replace``) with the widened header, so old rows read the new columns as empty.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+RUN_COLUMNS = ["run_id", "model", "formulation", "integrator", "variant", "h", "t_end",
+               "status", "message", "steps", "cpu_s"]
+ERROR_COLUMNS = ["run_id", "quantity", "measure", "value"]
+
+
+def _complete_bytes(path: Path) -> bytes:
+    """The file's content up to its last complete line (empty if the file is missing)."""
+    if not path.exists():
+        return b""
+    data = path.read_bytes()
+    return data[: data.rfind(b"\n") + 1]
+
+
+def _complete_text(path: Path) -> str:
+    return _complete_bytes(path).decode("utf-8")
+
+
+def read_rows(path: str | Path) -> list[dict[str, str]]:
+    """All complete rows of a CSV table as dicts of strings; a trailing partial line is ignored."""
+    text = _complete_text(Path(path))
+    return list(csv.DictReader(io.StringIO(text))) if text else []
+
+
+def read_frame(path: str | Path):
+    """A CSV table as a pandas DataFrame (complete rows only; empty frame if there are none)."""
+    import pandas as pd
+
+    text = _complete_text(Path(path))
+    return pd.read_csv(io.StringIO(text)) if text else pd.DataFrame()
+
+
+def _header(path: Path) -> list[str]:
+    """The column names of an existing table ([] if the file is missing or has no complete line)."""
+    if not path.exists():
+        return []
+    with open(path, encoding="utf-8", newline="") as handle:
+        line = handle.readline()
+    return next(csv.reader([line]), []) if line.endswith("\n") else []
+
+
+def _cell(value: Any) -> Any:
+    """One CSV cell: text on a single line (so that lines and rows stay the same thing)."""
+    if isinstance(value, str):
+        return " ".join(value.splitlines())
+    return "" if value is None else value
+
+
+def _lines(columns: list[str], rows: Iterable[Mapping[str, Any]], header: bool) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
+    if header:
+        writer.writeheader()
+    writer.writerows({key: _cell(row.get(key)) for key in columns} for row in rows)
+    return buffer.getvalue()
+
+
+def write_table(path: str | Path, columns: list[str], rows: Iterable[Mapping[str, Any]]) -> None:
+    """Write a whole table atomically (temporary file in the same folder, then ``os.replace``)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".tmp")
+    with open(temporary, "w", encoding="utf-8", newline="") as handle:
+        handle.write(_lines(columns, rows, header=True))
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+
+
+def write_series(path: str | Path, series: Mapping[str, Any]) -> None:
+    """A time-series table: column ``t`` first, then every named output, one row per sample."""
+    names = ["t"] + [name for name in series if name != "t"]
+    length = len(series["t"])
+    rows = ({name: float(series[name][k]) for name in names} for k in range(length))
+    write_table(path, names, rows)
+
+
+def _drop_partial_line(path: Path) -> None:
+    size = path.stat().st_size
+    if size == 0:
+        return
+    with open(path, "rb+") as handle:
+        handle.seek(size - 1)
+        if handle.read(1) != b"\n":
+            handle.truncate(len(_complete_bytes(path)))
+
+
+def append_rows(path: str | Path, rows: list[Mapping[str, Any]],
+                columns: list[str] | None = None) -> None:
+    """Append rows in one write (header first if the file is new); widen the header if needed.
+
+    ``columns`` gives the preferred order of a new header; keys of ``rows`` not in it follow.
+    """
+    if not rows:
+        return
+    path = Path(path)
+    header = _header(path)
+    wanted = list(header or columns or [])
+    for row in rows:
+        wanted += [key for key in row if key not in wanted]
+    if not header:
+        write_table(path, wanted, rows)
+        return
+    if wanted != header:
+        write_table(path, wanted, read_rows(path))
+    else:
+        _drop_partial_line(path)
+    data = memoryview(_lines(wanted, rows, header=False).encode("utf-8"))
+    descriptor = os.open(path, os.O_WRONLY | os.O_APPEND)
+    try:
+        while data:                               # one write, unless the system splits it
+            data = data[os.write(descriptor, data):]
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+class ResultStore:
+    """A study's result folder: ``runs.csv``, ``errors.csv``, ``reference.csv``, ``series/``."""
+
+    def __init__(self, directory: str | Path):
+        self.directory = Path(directory)
+        self.runs_path = self.directory / "runs.csv"
+        self.errors_path = self.directory / "errors.csv"
+        self.reference_path = self.directory / "reference.csv"
+        self.series_directory = self.directory / "series"
+
+    def runs(self) -> list[dict[str, str]]:
+        return read_rows(self.runs_path)
+
+    def errors(self) -> list[dict[str, str]]:
+        return read_rows(self.errors_path)
+
+    def finished_runs(self) -> dict[str, dict[str, str]]:
+        """Rows of runs.csv by run_id (the last row wins)."""
+        return {row["run_id"]: row for row in self.runs()}
+
+    def record(self, run_row: Mapping[str, Any], error_rows: list[Mapping[str, Any]]) -> None:
+        """Store one finished run: its error rows first, then its runs row, which marks it done.
+
+        A crash in between leaves error rows without a runs row; the run is then computed
+        again and the readers keep the last value per (run_id, quantity, measure).
+        """
+        self.directory.mkdir(parents=True, exist_ok=True)
+        append_rows(self.errors_path, list(error_rows), ERROR_COLUMNS)
+        append_rows(self.runs_path, [run_row], RUN_COLUMNS)
+
+    def forget(self, run_ids: set[str]) -> None:
+        """Remove every row of these runs from runs.csv and errors.csv."""
+        for path in (self.runs_path, self.errors_path):
+            if path.exists():
+                kept = [row for row in read_rows(path) if row["run_id"] not in run_ids]
+                write_table(path, _header(path), kept)
+
+    def write_reference(self, row: Mapping[str, Any]) -> None:
+        write_table(self.reference_path, list(row), [row])
+
+    def write_series(self, run_id: str, series: Mapping[str, Any]) -> Path:
+        path = self.series_directory / f"{run_id}.csv"
+        write_series(path, series)
+        return path
+
