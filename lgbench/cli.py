@@ -72,9 +72,10 @@ def run(study_file: Annotated[Path, typer.Argument(metavar="STUDY.yaml", help="S
 
 def _newton_report(runs) -> str:
     """Average Newton iterations per step by h (rows) and method (columns), paper 000 Tables 4, 5, 7."""
-    from lgbench.runner.convergence import method_label
+    from lgbench.runner.convergence import implicit_runs, method_label
     from lgbench.runner.grid import format_step
 
+    runs = implicit_runs(runs)
     runs = runs.assign(method=[method_label(f, i) for f, i in zip(runs["formulation"], runs["integrator"])])
     runs = runs.assign(value=runs["newton_per_step"].where(runs["status"] == "ok"))
     table = runs.pivot_table(index="h", columns="method", values="value", aggfunc="last", dropna=False,

@@ -35,11 +35,13 @@ def load_error(path: Path) -> str:
     return message
 
 
-@pytest.mark.parametrize("name, runs", [("heavy_top.yaml", 40), ("heavy_top_explicit.yaml", 64)])
-def test_shipped_studies_are_valid(name, runs):
+@pytest.mark.parametrize("name, runs, reference_h", [
+    ("heavy_top.yaml", 55, 3.90625e-6), ("heavy_top_explicit.yaml", 64, 3.90625e-6),
+    ("heavy_top_free.yaml", 24, 3.90625e-6), ("heavy_top_constrained.yaml", 56, 1e-5)])
+def test_shipped_studies_are_valid(name, runs, reference_h):
     study = load_study(STUDIES / name)
     assert len(expand(study)) == runs
-    assert study.reference.h == 3.90625e-6
+    assert study.reference.h == reference_h
 
 
 def test_explicit_study_reproduces_the_paper_step_grid():

@@ -13,7 +13,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from lgbench.exceptions import InputError
-from lgbench.runner.convergence import error_table, fitted_orders, method_label, with_variants
+from lgbench.runner.convergence import error_table, fitted_orders, implicit_runs, method_label, with_variants
 from lgbench.store import read_frame
 
 FORMULATION_COLOURS = {"RV": "tab:blue", "Rxyz": "tab:orange", "EP": "tab:green", "EP-F1": "tab:cyan",
@@ -67,7 +67,7 @@ def draw_figures(results_dir: str | Path) -> list[Path]:
                                          figures / f"work_precision_{suffix}.png"))
     paths.append(_cpu_time(runs, styles, figures / "cpu_time.png"))
     if "newton_per_step" in runs.columns and runs["newton_per_step"].notna().any():
-        paths.append(_newton_iterations(runs, styles, figures / "newton_iterations.png"))
+        paths.append(_newton_iterations(implicit_runs(runs), styles, figures / "newton_iterations.png"))
     return paths
 
 

@@ -47,6 +47,17 @@ def with_variants(runs):
     return runs
 
 
+def implicit_runs(runs):
+    """The rows of implicit integrators (they carry Newton statistics); ``integrator.label`` allowed."""
+    from lgbench.integrators import INTEGRATORS
+
+    def implicit(name: str) -> bool:
+        entry = INTEGRATORS.get(name) or INTEGRATORS.get(name.split(".")[0])
+        return entry is not None and entry.kind == "implicit"
+
+    return runs[[implicit(str(name)) for name in runs["integrator"]]]
+
+
 def method_label(formulation: str, integrator: str) -> str:
     return f"{formulation}-{integrator}"
 
