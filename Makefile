@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 export MPLBACKEND := Agg
 
-.PHONY: install run test test-slow bench clean
+.PHONY: install run test test-slow bench clean check-quick
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -34,3 +34,13 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache ~/.cache/lgbench/numba
+
+QUICK_STUDIES := $(wildcard studies/*.yaml)
+
+## Quick profiles of every study, run on both cores, then `lgbench check` on each (CI guard).
+check-quick: $(STAMP)
+	@mkdir -p results/quick
+	@printf '%s\n' $(QUICK_STUDIES) | xargs -P 2 -I{} sh -c \
+	  'name=$$(basename {} .yaml); $(VENV)/bin/lgbench run {} --profile quick --out results/quick/$$name > results/quick/$$name.log 2>&1 || { cat results/quick/$$name.log; exit 255; }'
+	@status=0; for f in $(QUICK_STUDIES); do name=$$(basename $$f .yaml); \
+	  $(VENV)/bin/lgbench check results/quick/$$name --junit results/quick/$$name/junit.xml || status=1; done; exit $$status

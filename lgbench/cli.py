@@ -43,7 +43,8 @@ app = typer.Typer(cls=_Commands, add_completion=False, no_args_is_help=True,
 @app.command()
 def run(study_file: Annotated[Path, typer.Argument(metavar="STUDY.yaml", help="Study file.")],
         out: Annotated[Path | None, typer.Option(help="Result folder [default: results/NAME]")] = None,
-        force: Annotated[bool, typer.Option("--force", help="Recompute runs already in runs.csv.")] = False):
+        force: Annotated[bool, typer.Option("--force", help="Recompute runs already in runs.csv.")] = False,
+        profile: Annotated[str | None, typer.Option(help="Study profile, e.g. 'quick' (coarser grid).")] = None):
     """Run a study: every grid run not yet in the result folder, then print the error table."""
     from lgbench.runner.execute import execute_study
     from lgbench.runner.convergence import with_variants
@@ -51,7 +52,7 @@ def run(study_file: Annotated[Path, typer.Argument(metavar="STUDY.yaml", help="S
     from lgbench.runner.study import load_study
     from lgbench.store import ResultStore, read_frame
 
-    study = load_study(study_file)
+    study = load_study(study_file, profile)
     out = out or Path("results") / study.name
     typer.echo(f"study {study.name}: {study.description or study.model}".rstrip())
     outcome = execute_study(study, out, force=force, progress=typer.echo)
@@ -124,6 +125,64 @@ def _assignments(texts: list[str], option: str) -> dict[str, Any]:
         except (yaml.YAMLError, ValueError) as error:
             raise InputError(f"cannot read the value of '{text}': {error}", field=option) from None
     return values
+
+
+@app.command()
+def check(results_dir: Annotated[Path, typer.Argument(metavar="RESULTS_DIR", help="Result folder of 'lgbench run'.")],
+          study_file: Annotated[Path | None, typer.Option("--study", help="Study file [default: RESULTS_DIR/study.yaml].")] = None,
+          profile: Annotated[str | None, typer.Option(help="Profile of --study.")] = None,
+          junit: Annotated[Path | None, typer.Option(help="Also write the verdicts as JUnit XML here.")] = None):
+    """Compare a result folder with its study's expectations; exit 1 on any regression."""
+    from lgbench.runner.execute import STUDY_COPY
+    from lgbench.runner.expectations import check as check_expectations
+    from lgbench.runner.study import load_study
+    from lgbench.store import ResultStore, read_frame
+
+    study = load_study(study_file or results_dir / STUDY_COPY, profile)
+    store = ResultStore(results_dir)
+    if not store.runs_path.exists():
+        raise InputError("no runs.csv here: not a result folder (run 'lgbench run STUDY.yaml' first)",
+                         file=str(results_dir))
+    runs = read_frame(store.runs_path)
+    errors = read_frame(store.errors_path) if store.errors_path.exists() else None
+    if errors is None or errors.empty:
+        import pandas as pd
+        errors = pd.DataFrame(columns=["run_id", "quantity", "measure", "value"])
+    if not study.expectations:
+        raise InputError("the study states no expectations to check", file=str(study_file or results_dir / STUDY_COPY),
+                         field="expectations")
+    results = check_expectations(study, runs, errors)
+    typer.echo(_check_report(study.name, results))
+    if junit:
+        _write_junit(junit, study.name, results)
+    failed = sum(not r.passed for r in results)
+    typer.echo(f"{study.name}: {len(results) - failed} passed, {failed} failed")
+    if failed:
+        raise typer.Exit(1)
+
+
+def _check_report(name: str, results) -> str:
+    rows = [("expectation", "expected", "observed", "verdict")]
+    rows += [(r.expectation, r.expected, r.observed, "ok" if r.passed else "REGRESSION") for r in results]
+    widths = [max(len(row[k]) for row in rows) for k in range(4)]
+    lines = [f"study {name}"]
+    for row in rows:
+        lines.append("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+    return "\n".join(lines)
+
+
+def _write_junit(path: Path, name: str, results) -> None:
+    from xml.etree import ElementTree
+
+    suite = ElementTree.Element("testsuite", name=name, tests=str(len(results)),
+                                failures=str(sum(not r.passed for r in results)))
+    for result in results:
+        case = ElementTree.SubElement(suite, "testcase", classname=name, name=result.expectation)
+        if not result.passed:
+            failure = ElementTree.SubElement(case, "failure", message=f"expected {result.expected}, observed {result.observed}")
+            failure.text = f"{name}: {result.expectation}: expected {result.expected}, observed {result.observed}"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    ElementTree.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
 
 
 @app.command()

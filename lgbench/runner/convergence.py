@@ -22,18 +22,57 @@ class OrderFit:
         return "–" if math.isnan(self.slope) else f"{self.slope:.2f}"
 
 
-def fit_order(h, err, floor: float = ROUND_OFF_FLOOR) -> OrderFit:
-    """Slope of log(err) over log(h) using the finite points with err > floor and h > 0."""
+PLATEAU_SLOPE = 0.5
+"""A segment at the small-h end whose slope is below this is a round-off plateau, not convergence."""
+
+WINDOW_TOLERANCE = 0.5
+"""A larger-h segment joins the fit while its slope is within this of the fit so far."""
+
+
+def fit_order(h, err, floor: float = ROUND_OFF_FLOOR, h_range: tuple[float, float] | None = None,
+              window: bool = True) -> OrderFit:
+    """Observed order: slope of log(err) over log(h), fitted where it means something.
+
+    Points must be finite, above the round-off ``floor`` and inside ``h_range``. With ``window``
+    the fit starts at the smallest step sizes, drops a round-off plateau there (segment slope below
+    PLATEAU_SLOPE), and extends towards larger h while each new segment's slope stays within
+    WINDOW_TOLERANCE of the fit so far, so that a pre-asymptotic range at large h is left out.
+    The h range actually used is reported.
+    """
     h = np.asarray(h, dtype=float)
     err = np.asarray(err, dtype=float)
     used = np.isfinite(h) & np.isfinite(err) & (h > 0) & (err > floor)
-    count = int(used.sum())
-    if count < 2 or np.unique(h[used]).size < 2:
+    if h_range is not None:
+        used &= (h >= h_range[0] * (1 - 1e-9)) & (h <= h_range[1] * (1 + 1e-9))
+    order = np.argsort(h[used])
+    hs, es = h[used][order], err[used][order]
+    count = hs.size
+    if count < 2 or np.unique(hs).size < 2:
         note = (f"only {count} point(s) above the round-off floor {floor:g}"
                 if count < 2 else "all usable points share one step size")
         return OrderFit(math.nan, math.nan, math.nan, count, note)
-    slope = np.polyfit(np.log(h[used]), np.log(err[used]), 1)[0]
-    return OrderFit(float(slope), float(h[used].min()), float(h[used].max()), count)
+    if window:
+        hs, es = _asymptotic_window(np.log(hs), np.log(es), hs, es)
+    slope = np.polyfit(np.log(hs), np.log(es), 1)[0]
+    return OrderFit(float(slope), float(hs.min()), float(hs.max()), int(hs.size))
+
+
+def _asymptotic_window(log_h, log_e, hs, es):
+    """The contiguous small-h range of the points (sorted by h) that behaves like one power law."""
+    start = 0
+    while hs.size - start > 2:
+        segment = (log_e[start + 1] - log_e[start]) / (log_h[start + 1] - log_h[start])
+        if segment >= PLATEAU_SLOPE:
+            break
+        start += 1
+    end = start + 2
+    while end < hs.size:
+        fit = np.polyfit(log_h[start:end], log_e[start:end], 1)[0]
+        segment = (log_e[end] - log_e[end - 1]) / (log_h[end] - log_h[end - 1])
+        if abs(segment - fit) > WINDOW_TOLERANCE:
+            break
+        end += 1
+    return hs[start:end], es[start:end]
 
 
 def with_variants(runs):

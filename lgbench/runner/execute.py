@@ -91,6 +91,8 @@ def execute_study(study: Study, out_dir: str | Path, force: bool = False,
         say(f"skipping {outcome.skipped} of {len(specs)} runs already in {store.runs_path}")
     if not pending:
         return outcome
+    store.directory.mkdir(parents=True, exist_ok=True)
+    write_study_copy(study, out_dir)
     samples = study.samples
     reference = _reference(study, store, samples, say)
     for number, (identifier, spec) in enumerate(pending.items(), start=1):
@@ -106,6 +108,23 @@ def execute_study(study: Study, out_dir: str | Path, force: bool = False,
         outcome.failed += result.status != "ok"
         say(f"[{number}/{len(pending)}] {identifier}  {_summary(result, errors)}")
     return outcome
+
+
+STUDY_COPY = "study.yaml"
+
+
+def write_study_copy(study: Study, out_dir: Path) -> None:
+    """Keep the (profiled) study next to its results, so ``lgbench check DIR`` needs nothing else."""
+    import os
+
+    import yaml
+
+    from lgbench.runner.study import study_document
+
+    target = out_dir / STUDY_COPY
+    temporary = target.with_suffix(".tmp")
+    temporary.write_text(yaml.safe_dump(study_document(study), sort_keys=False), encoding="utf-8")
+    os.replace(temporary, target)
 
 
 def _reference(study: Study, store: ResultStore, samples: int | None, say: Progress) -> RunResult:

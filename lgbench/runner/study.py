@@ -13,6 +13,7 @@ from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, PositiveFloa
 
 from lgbench.exceptions import InputError
 from lgbench.runner.error_measures import MEASURES, quantity_outputs
+from lgbench.runner.expectations import Expectation
 
 
 def parameter_value(value: Any) -> Any:
@@ -129,6 +130,12 @@ class Study(_Strict):
     reference: Reference
     errors: list[ErrorRequest] = Field(min_length=1)
     samples: PositiveInt | None = None
+    expectations: list[Expectation] = []
+    profiles: dict[str, dict[str, Any]] = {}
+
+    def method_labels(self) -> list[str]:
+        """Table names of the grid's methods: ``formulation-integrator[.label]``."""
+        return [f"{m.formulation}-{m.integrator}" + (f".{m.label}" if m.label else "") for m in self.methods()]
 
     def integrator_entries(self) -> list[IntegratorEntry]:
         """Every ``integrators`` item as an entry; plain names get the study-wide ``options``."""
@@ -191,8 +198,13 @@ def check_parameters(model: Any, params: dict[str, Any], field: str, file: str |
                    f"{field}{separator}{key}", file)
 
 
-def load_study(path: str | Path) -> Study:
-    """Read, validate and name-check a study file."""
+def load_study(path: str | Path, profile: str | None = None) -> Study:
+    """Read, validate and name-check a study file, with the overrides of ``profile`` if given.
+
+    A profile (e.g. ``quick``: coarser grid, shorter t_end, its own expectations) is a mapping under
+    ``profiles`` whose fields replace the study's; the profiled study is named ``NAME-PROFILE``.
+    Without ``profile`` every profile is validated too.
+    """
     file = str(path)
     try:
         text = Path(path).read_text(encoding="utf-8")
@@ -209,12 +221,40 @@ def load_study(path: str | Path) -> Study:
     if not isinstance(data, dict):
         raise InputError("a study file is a mapping of fields (name: ..., model: ...)", file=file,
                          allowed=list(Study.model_fields))
+    if profile is not None:
+        data = _apply_profile(data, profile, file)
     try:
         study = Study.model_validate(data)
     except ValidationError as error:
         raise _input_error(error, file) from None
     _check_names(study, file)
+    if profile is None:
+        for name in study.profiles:
+            load_study(path, name)
     return study
+
+
+def _apply_profile(data: dict[str, Any], profile: str, file: str) -> dict[str, Any]:
+    profiles = data.get("profiles") or {}
+    if not isinstance(profiles, dict) or profile not in profiles:
+        raise InputError(f"no profile '{profile}'", file=file, field="profiles",
+                         allowed=sorted(profiles) if isinstance(profiles, dict) else None)
+    override = profiles[profile]
+    if not isinstance(override, dict):
+        raise InputError("a profile is a mapping of fields to replace", file=file, field=f"profiles.{profile}")
+    for key in override:
+        if key in ("name", "profiles") or key not in Study.model_fields:
+            raise InputError(f"'{key}' cannot be set by a profile", file=file, field=f"profiles.{profile}.{key}",
+                             allowed=[f for f in Study.model_fields if f not in ("name", "profiles")])
+    merged = {key: value for key, value in data.items() if key != "profiles"}
+    merged.update(override)
+    merged["name"] = f"{data.get('name')}-{profile}"
+    return merged
+
+
+def study_document(study: Study) -> dict[str, Any]:
+    """The study as plain data (profile applied), for the copy kept in a result folder."""
+    return study.model_dump(mode="json", exclude={"profiles"}, exclude_defaults=True)
 
 
 def _yaml_message(error: yaml.YAMLError) -> str:
@@ -318,6 +358,7 @@ def _check_names(study: Study, file: str) -> None:
             raise InputError(f"unknown quantity '{request.quantity}' of model {model.name}", file=file,
                              field=f"errors[{index}].quantity", allowed=quantities)
         check_name(request.measure, sorted(MEASURES), "error measure", f"errors[{index}].measure", file)
+    _check_expectations(study, file)
     if study.needs_series() and study.samples is None:
         raise InputError("a time-series error measure needs 'samples' (output samples per run)",
                          file=file, field="samples")
@@ -348,3 +389,24 @@ def _check_options(integrator: Any, options: dict[str, Any], field: str, file: s
     except InputError as error:
         raise InputError(error.args[0], file=file, field=f"{field}.{error.field.removeprefix('options.')}",
                          allowed=error.allowed) from None
+
+
+def _check_expectations(study: Study, file: str) -> None:
+    """Expectations must name methods of the grid and quantities the study records."""
+    labels = study.method_labels()
+    quantities = [request.quantity for request in study.errors]
+    for index, item in enumerate(study.expectations):
+        field = f"expectations[{index}]"
+        for key in ("method", "lower", "than"):
+            name = getattr(item, key, None)
+            if name is not None:
+                check_name(name, labels, "method of this study", f"{field}.{key}", file)
+        for position, name in enumerate(getattr(item, "methods", [])):
+            check_name(name, labels, "method of this study", f"{field}.methods[{position}]", file)
+        quantity = getattr(item, "quantity", None)
+        if quantity is not None:
+            check_name(quantity, quantities, "error quantity of this study", f"{field}.quantity", file)
+        column = getattr(item, "column", "")
+        if column.startswith("error:"):
+            check_name(column.removeprefix("error:"), quantities, "error quantity of this study",
+                       f"{field}.column", file)

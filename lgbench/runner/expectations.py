@@ -1,0 +1,229 @@
+"""What a study is expected to show, and the check of a result folder against it.
+
+Expectations live in the study file (``expectations:``) and are evaluated from the CSV files only,
+so any result folder can be checked again later. Methods are named as in the tables:
+``formulation-integrator`` or ``formulation-integrator.label`` (e.g. ``RV-RK44``,
+``RV-generalized-alpha.modified``).
+
+Kinds:
+- ``order``: observed order of an error quantity (robust fit, see ``fit_order``) within a tolerance
+  (or at least ``expected - tolerance`` with ``at_least``).
+- ``fails`` / ``succeeds``: every run of a method in an h range ends not ok / ok.
+- ``value``: a runs.csv column (e.g. ``newton_per_step``) at one h, within a tolerance.
+- ``less``: a runs.csv column or an error (``error:QUANTITY``) of one method times ``factor`` stays
+  below that of another at every common h where both ran.
+- ``bound``: a runs.csv column stays within [min, max] for the given methods (all if none).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Annotated, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, PositiveFloat
+
+from lgbench.runner.convergence import ROUND_OFF_FLOOR, error_table, fit_order, method_label, with_variants
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+StepRange = tuple[PositiveFloat, PositiveFloat]
+
+
+class OrderExpectation(_Strict):
+    kind: Literal["order"]
+    method: str
+    quantity: str | None = None          # default: the study's first error quantity
+    measure: str | None = None
+    expected: float
+    tolerance: PositiveFloat = 0.3
+    at_least: bool = False
+    h_range: StepRange | None = None
+    floor: PositiveFloat = ROUND_OFF_FLOOR
+    min_points: Annotated[int, Field(ge=2)] = 3
+    why: str = ""
+
+
+class StatusExpectation(_Strict):
+    kind: Literal["fails", "succeeds"]
+    method: str
+    h_range: StepRange
+    why: str = ""
+
+
+class ValueExpectation(_Strict):
+    kind: Literal["value"]
+    method: str
+    column: str
+    h: PositiveFloat
+    expected: float
+    tolerance: PositiveFloat
+    why: str = ""
+
+
+class LessExpectation(_Strict):
+    kind: Literal["less"]
+    column: str                          # runs.csv column, or "error:QUANTITY"
+    lower: str
+    than: str
+    factor: PositiveFloat = 1.0
+    h_range: StepRange | None = None
+    why: str = ""
+
+
+class BoundExpectation(_Strict):
+    kind: Literal["bound"]
+    column: str
+    methods: list[str] = []
+    max: float | None = None
+    min: float | None = None
+    h_range: StepRange | None = None
+    why: str = ""
+
+
+Expectation = Annotated[Union[OrderExpectation, StatusExpectation, ValueExpectation, LessExpectation,
+                              BoundExpectation], Field(discriminator="kind")]
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    expectation: str
+    expected: str
+    observed: str
+    passed: bool
+
+
+def _in_range(h: float, h_range) -> bool:
+    return h_range is None or h_range[0] * (1 - 1e-9) <= h <= h_range[1] * (1 + 1e-9)
+
+
+def _method_rows(runs, method: str):
+    labels = [method_label(f, i) for f, i in zip(runs["formulation"], runs["integrator"])]
+    return runs[[label == method for label in labels]]
+
+
+def _column(runs, errors, column: str, method: str, study) -> dict[float, float]:
+    """{h: value} of a method for a runs.csv column or an ``error:QUANTITY``; NaN where not ok."""
+    rows = _method_rows(runs, method)
+    if column.startswith("error:"):
+        quantity = column.removeprefix("error:")
+        measure = next((r.measure for r in study.errors if r.quantity == quantity), "norm_at_t_end")
+        table = error_table(runs, errors, quantity, measure)
+        if method not in table.columns:
+            return {}
+        return {float(h): float(v) for h, v in table[method].items()}
+    if column not in rows.columns:
+        return {}
+    return {float(h): (float(v) if status == "ok" else math.nan)
+            for h, v, status in zip(rows["h"], rows[column], rows["status"])}
+
+
+def _fmt(x: float) -> str:
+    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3g}"
+
+
+def check(study, runs, errors) -> list[CheckResult]:
+    """Evaluate every expectation of ``study`` on the runs.csv / errors.csv DataFrames."""
+    runs = with_variants(runs.drop_duplicates("run_id", keep="last"))
+    known = {method_label(f, i) for f, i in zip(runs["formulation"], runs["integrator"])}
+    results = []
+    for item in study.expectations:
+        methods = [getattr(item, "method", None), getattr(item, "lower", None), getattr(item, "than", None)]
+        methods += list(getattr(item, "methods", []))
+        missing = [m for m in methods if m and m not in known]
+        if missing:
+            results.append(CheckResult(_describe(item), "method present", f"no runs of {', '.join(missing)}",
+                                       False))
+            continue
+        results.append(_EVALUATORS[item.kind](item, study, runs, errors))
+    return results
+
+
+def _describe(item) -> str:
+    if item.kind == "order":
+        return f"{item.method}: order of {item.quantity or 'error'}"
+    if item.kind in ("fails", "succeeds"):
+        return f"{item.method} {item.kind} for h in [{item.h_range[0]:g}, {item.h_range[1]:g}]"
+    if item.kind == "value":
+        return f"{item.method}: {item.column} at h = {item.h:g}"
+    if item.kind == "less":
+        factor = f"{item.factor:g} x " if item.factor != 1 else ""
+        return f"{factor}{item.column} of {item.lower} < {item.than}"
+    return f"{item.column} of {', '.join(item.methods) or 'all methods'} within bounds"
+
+
+def _order(item, study, runs, errors) -> CheckResult:
+    quantity = item.quantity or study.errors[0].quantity
+    measure = item.measure or next((r.measure for r in study.errors if r.quantity == quantity),
+                                   study.errors[0].measure)
+    table = error_table(runs, errors, quantity, measure)
+    description = f"{item.method}: order of {quantity} ({measure})"
+    if item.method not in table.columns:
+        return CheckResult(description, f"{item.expected:g}", "no errors recorded", False)
+    values = table[item.method]
+    fit = fit_order(values.index.to_numpy(), values.to_numpy(), item.floor, item.h_range)
+    expected = (f">= {item.expected - item.tolerance:g}" if item.at_least
+                else f"{item.expected:g} +- {item.tolerance:g}")
+    if math.isnan(fit.slope) or fit.points < item.min_points:
+        return CheckResult(description, expected, f"no fit ({fit.points} points; {fit.note or 'too few'})",
+                           False)
+    observed = f"{fit.slope:.2f} (h {fit.h_min:.3g}..{fit.h_max:.3g}, {fit.points} pts)"
+    passed = (fit.slope >= item.expected - item.tolerance if item.at_least
+              else abs(fit.slope - item.expected) <= item.tolerance)
+    return CheckResult(description, expected, observed, passed)
+
+
+def _status(item, study, runs, errors) -> CheckResult:
+    rows = _method_rows(runs, item.method)
+    rows = rows[[_in_range(h, item.h_range) for h in rows["h"]]]
+    want_ok = item.kind == "succeeds"
+    wrong = [h for h, status in zip(rows["h"], rows["status"]) if (status == "ok") != want_ok]
+    observed = (f"{len(rows)} runs, all {'ok' if want_ok else 'not ok'}" if not wrong and len(rows)
+                else f"{'failed' if want_ok else 'ok'} at h = {', '.join(f'{h:g}' for h in wrong)}"
+                if wrong else "no runs in range")
+    return CheckResult(_describe(item), "all ok" if want_ok else "all not ok", observed,
+                       bool(len(rows)) and not wrong)
+
+
+def _value(item, study, runs, errors) -> CheckResult:
+    values = _column(runs, errors, item.column, item.method, study)
+    match = [v for h, v in values.items() if math.isclose(h, item.h, rel_tol=1e-9)]
+    observed = match[0] if match else math.nan
+    passed = not math.isnan(observed) and abs(observed - item.expected) <= item.tolerance
+    return CheckResult(_describe(item), f"{item.expected:g} +- {item.tolerance:g}", _fmt(observed), passed)
+
+
+def _less(item, study, runs, errors) -> CheckResult:
+    lower = _column(runs, errors, item.column, item.lower, study)
+    upper = _column(runs, errors, item.column, item.than, study)
+    common = sorted(h for h in lower if h in upper and _in_range(h, item.h_range)
+                    and not math.isnan(lower[h]) and not math.isnan(upper[h]))
+    violations = [h for h in common if not item.factor * lower[h] < upper[h]]
+    ratios = [upper[h] / lower[h] for h in common if lower[h] > 0]
+    observed = (f"ratio {min(ratios):.3g}..{max(ratios):.3g} over {len(common)} h" if ratios
+                else f"{len(common)} common h")
+    if violations:
+        observed += f"; violated at h = {', '.join(f'{h:g}' for h in violations)}"
+    return CheckResult(_describe(item), f"ratio > {item.factor:g} at every h", observed,
+                       bool(common) and not violations)
+
+
+def _bound(item, study, runs, errors) -> CheckResult:
+    methods = item.methods or sorted({method_label(f, i) for f, i in zip(runs["formulation"], runs["integrator"])})
+    values = []
+    for method in methods:
+        values += [v for h, v in _column(runs, errors, item.column, method, study).items()
+                   if _in_range(h, item.h_range) and not math.isnan(v)]
+    expected = " and ".join(part for part in (f">= {item.min:g}" if item.min is not None else "",
+                                              f"<= {item.max:g}" if item.max is not None else "") if part)
+    if not values:
+        return CheckResult(_describe(item), expected, "no values", False)
+    low, high = min(values), max(values)
+    passed = (item.max is None or high <= item.max) and (item.min is None or low >= item.min)
+    return CheckResult(_describe(item), expected, f"{_fmt(low)}..{_fmt(high)} ({len(values)} runs)", passed)
+
+
+_EVALUATORS = {"order": _order, "fails": _status, "succeeds": _status, "value": _value, "less": _less,
+               "bound": _bound}

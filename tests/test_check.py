@@ -1,0 +1,127 @@
+"""`lgbench check`: expectations guard the numerical claims (issue 4)."""
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from lgbench import integrators
+from lgbench.cli import app
+from lgbench.runner.expectations import check
+from lgbench.runner.study import load_study
+
+STUDY = {
+    "name": "tiny_top",
+    "model": "heavy_top",
+    "t_end": 0.2,
+    "formulations": ["RV"],
+    "integrators": ["RK44"],
+    "steps": {"rule": "geometric", "h0": 4e-4, "base": 2, "n": [1, 4]},
+    "reference": {"formulation": "RV", "integrator": "RK67", "h": 2e-5},
+    "errors": [{"quantity": "com", "measure": "norm_at_t_end"}],
+    "expectations": [{"kind": "order", "method": "RV-RK44", "expected": 4, "tolerance": 0.3}],
+}
+
+
+def _run_and_check(tmp_path: Path):
+    study = tmp_path / "tiny_top.yaml"
+    study.write_text(yaml.safe_dump(STUDY))
+    out = tmp_path / "out"
+    runner = CliRunner()
+    ran = runner.invoke(app, ["run", str(study), "--out", str(out)])
+    assert ran.exit_code == 0, ran.output
+    return runner.invoke(app, ["check", str(out), "--junit", str(tmp_path / "junit.xml")])
+
+
+def test_check_passes_on_the_intact_method(tmp_path):
+    result = _run_and_check(tmp_path)
+    assert result.exit_code == 0, result.output
+    assert "tiny_top: 1 passed, 0 failed" in result.output
+
+
+def test_swapped_tableau_weights_make_check_fail_naming_study_method_and_slopes(tmp_path, monkeypatch):
+    rk44 = integrators.INTEGRATORS["RK44"]
+    broken = replace(rk44, B=rk44.B[[0, 3, 2, 1]].copy())  # swap b2 and b4: no longer order 4
+    monkeypatch.setitem(integrators.INTEGRATORS, "RK44", broken)
+    result = _run_and_check(tmp_path)
+    assert result.exit_code == 1
+    line = next(text for text in result.output.splitlines() if text.startswith("RV-RK44: order of com"))
+    assert "4 +- 0.3" in line and "REGRESSION" in line
+    observed = float(line.split("4 +- 0.3")[1].split()[0])
+    assert abs(observed - 4) > 0.3
+    assert "tiny_top: 0 passed, 1 failed" in result.output
+    junit = (tmp_path / "junit.xml").read_text()
+    assert 'failures="1"' in junit and "RV-RK44" in junit
+
+
+def _fixture_study(tmp_path, expectations):
+    data = {**STUDY, "formulations": ["RV", "Rxyz"], "expectations": expectations}
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return load_study(path)
+
+
+def _fixture_frames():
+    hs = [4e-4, 2e-4, 1e-4, 5e-5]
+    runs, errors = [], []
+    for formulation, scale, newton in (("RV", 1e6, 1.0), ("Rxyz", 1e9, 2.5)):
+        for k, h in enumerate(hs):
+            status = "failed" if formulation == "Rxyz" and h == 4e-4 else "ok"
+            run_id = f"{formulation}-{h}"
+            runs.append({"run_id": run_id, "model": "heavy_top", "formulation": formulation,
+                         "integrator": "RK44", "variant": "", "h": h, "t_end": 0.2, "status": status,
+                         "message": "", "steps": 1, "cpu_s": 0.1, "newton_per_step": newton + 0.01 * k,
+                         "max_constraint_residual": 1e-12 * (k + 1)})
+            if status == "ok":
+                errors.append({"run_id": run_id, "quantity": "com", "measure": "norm_at_t_end",
+                               "value": scale * h ** 4})
+    return pd.DataFrame(runs), pd.DataFrame(errors)
+
+
+@pytest.mark.parametrize("expectation, passes", [
+    ({"kind": "order", "method": "RV-RK44", "expected": 4}, True),
+    ({"kind": "order", "method": "RV-RK44", "expected": 3}, False),
+    ({"kind": "order", "method": "Rxyz-RK44", "expected": 3.5, "at_least": True}, True),
+    ({"kind": "fails", "method": "Rxyz-RK44", "h_range": [4e-4, 4e-4]}, True),
+    ({"kind": "fails", "method": "Rxyz-RK44", "h_range": [1e-4, 4e-4]}, False),
+    ({"kind": "succeeds", "method": "RV-RK44", "h_range": [5e-5, 4e-4]}, True),
+    ({"kind": "succeeds", "method": "Rxyz-RK44", "h_range": [5e-5, 4e-4]}, False),
+    ({"kind": "value", "method": "Rxyz-RK44", "column": "newton_per_step", "h": 5e-5, "expected": 2.53,
+      "tolerance": 0.01}, True),
+    ({"kind": "value", "method": "Rxyz-RK44", "column": "newton_per_step", "h": 4e-4, "expected": 2.5,
+      "tolerance": 0.1}, False),   # a failed run has no value
+    ({"kind": "less", "column": "error:com", "lower": "RV-RK44", "than": "Rxyz-RK44", "factor": 100}, True),
+    ({"kind": "less", "column": "error:com", "lower": "RV-RK44", "than": "Rxyz-RK44", "factor": 1e4}, False),
+    ({"kind": "less", "column": "newton_per_step", "lower": "Rxyz-RK44", "than": "RV-RK44"}, False),
+    ({"kind": "bound", "column": "max_constraint_residual", "max": 1e-11}, True),
+    ({"kind": "bound", "column": "max_constraint_residual", "max": 3e-12}, False),
+])
+def test_each_expectation_kind_passes_and_fails_on_a_hand_made_result(tmp_path, expectation, passes):
+    study = _fixture_study(tmp_path, [expectation])
+    runs, errors = _fixture_frames()
+    (result,) = check(study, runs, errors)
+    assert result.passed is passes, result
+
+
+def test_expectation_naming_an_unknown_method_is_rejected_at_load_time(tmp_path):
+    from lgbench.exceptions import InputError
+    with pytest.raises(InputError) as error:
+        _fixture_study(tmp_path, [{"kind": "order", "method": "RV-RK45", "expected": 4}])
+    message = str(error.value)
+    assert "expectations[0].method" in message and "RV-RK44" in message
+
+
+def test_quick_profiles_of_every_shipped_study_load_and_name_the_study():
+    for path in sorted(Path("studies").glob("*.yaml")):
+        quick = load_study(path, "quick")
+        assert quick.name.endswith("-quick") and quick.expectations, path
+
+
+def test_unknown_profile_names_the_allowed_ones():
+    from lgbench.exceptions import InputError
+    with pytest.raises(InputError) as error:
+        load_study("studies/heavy_top.yaml", "fast")
+    assert "profiles" in str(error.value) and "quick" in str(error.value)
