@@ -17,10 +17,13 @@ from lgbench.lie.tait_bryan import (
     body_rate_matrix_rxyz,
     rotation_matrix_rxyz,
 )
+from lgbench.mbs.chain import (
+    chain_accelerations, chain_kinetic_energy, chain_potential_energy,
+)
 from lgbench.mbs.dense import cross, mat3_vec, mat3t_vec, solve_small
 from lgbench.mbs.formulations import EP, EP_F1, F1, RV, RXYZ
 from lgbench.mbs.system import (
-    B_COM, B_FORM, B_INERTIA, B_INERTIA_INV, B_KIND, B_MASS, B_QSTART, B_VSTART, BODY_TORQUE,
+    B_COM, B_FORM, B_INERTIA, B_INERTIA_INV, B_KIND, B_MASS, B_QSTART, B_VSTART, BODY_TORQUE, C_COORDINATE,
     F_BODY, F_TYPE, FREE, GLOBAL_TORQUE, GRAVITY, POINT_SPRING_DAMPER,
 )
 
@@ -125,6 +128,9 @@ def update_coordinates(sys, q0, dq, q):
         else:
             for k in range(qr, qr + rotation_size(form)):
                 q[k] = q0[k] + dq[k]
+    for j in range(sys.chain_int.shape[0]):
+        k = sys.chain_int[j, C_COORDINATE]
+        q[k] = q0[k] + dq[k]
 
 
 @njit(cache=True)
@@ -156,6 +162,9 @@ def kinematic_rates(sys, q, dq, v, K):
             L = body_ep_matrix(q[qr:qr + 4])
             for r in range(4):
                 K[qr + r] = 0.5 * (L[0, r] * v[vr] + L[1, r] * v[vr + 1] + L[2, r] * v[vr + 2])
+    for j in range(sys.chain_int.shape[0]):
+        k = sys.chain_int[j, C_COORDINATE]
+        K[k] = v[k]
     return OK
 
 
@@ -228,6 +237,8 @@ def accelerations(sys, q, v, t, force, torque, a):
             omega = v[vr:vr + 3]
             Jinv = sys.body_real[i, B_INERTIA_INV:B_INERTIA_INV + 9].reshape(3, 3)
             a[vr:vr + 3] = mat3_vec(Jinv, torque[i] - cross(omega, mat3_vec(J, omega)))
+    if sys.chain_int.shape[0] > 0:
+        chain_accelerations(sys, q, v, t, a)
     return OK
 
 
@@ -253,7 +264,7 @@ def kinetic_energy(sys, q, v):
         e += 0.5 * (omega @ mat3_vec(J, omega))
         if sys.body_int[i, B_KIND] == FREE:
             e += 0.5 * sys.body_real[i, B_MASS] * (u @ u)
-    return e
+    return e + chain_kinetic_energy(sys, q, v)
 
 
 @njit(cache=True)
@@ -270,7 +281,7 @@ def potential_energy(sys, q, v):
             position, _ = body_point_motion(sys, i, q, v, p[6:9])
             for j in range(3):
                 e += 0.5 * p[j] * (position[j] - p[9 + j]) ** 2
-    return e
+    return e + chain_potential_energy(sys, q, v)
 
 
 @njit(cache=True)

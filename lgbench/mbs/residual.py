@@ -7,6 +7,7 @@ M = blockdiag(m I, W^T J W) and g = [f; W^T (tau - omega x J omega - J W' w)].
 import numpy as np
 from numba import njit
 
+from lgbench.mbs.chain import chain_generalized_forces, chain_mass_matrix
 from lgbench.mbs.constraints import constraint_matrix
 from lgbench.mbs.dense import cross, mat3_vec
 from lgbench.mbs.formulations import EP
@@ -35,6 +36,7 @@ def mass_matrix(sys, q, M):
         for r in range(n):
             for c in range(n):
                 M[vr + r, vr + c] = block[r, c]
+    chain_mass_matrix(sys, q, M)
 
 
 @njit(cache=True)
@@ -58,6 +60,7 @@ def generalized_forces(sys, q, v, t, force, torque, g):
         W = velocity_map(form, r)
         for c in range(nw):
             g[vr + c] = W[0, c] * moment[0] + W[1, c] * moment[1] + W[2, c] * moment[2]
+    chain_generalized_forces(sys, q, v, t, g)
 
 
 @njit(cache=True)

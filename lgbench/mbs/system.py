@@ -53,6 +53,11 @@ JOINT_INT_WIDTH = 5
 JOINT_REAL_WIDTH = 12
 GROUND = -1
 
+# minimal-coordinate chain rows (layout beyond C_COORDINATE defined in lgbench/mbs/chain.py)
+C_COORDINATE = 0         # chain_int column 0: index of the joint's coordinate in q and v
+CHAIN_INT_WIDTH = 8
+CHAIN_REAL_WIDTH = 40
+
 # sizes = [nq, nv, n_constraints]
 S_NQ, S_NV, S_NC = range(3)
 
@@ -65,6 +70,8 @@ class SystemArrays(NamedTuple):
     force_real: np.ndarray  # (n_forces, FORCE_REAL_WIDTH) float64
     joint_int: np.ndarray   # (n_joints, JOINT_INT_WIDTH) int64
     joint_real: np.ndarray  # (n_joints, JOINT_REAL_WIDTH) float64
+    chain_int: np.ndarray   # (n_chain_joints, CHAIN_INT_WIDTH) int64, see lgbench/mbs/chain.py
+    chain_real: np.ndarray  # (n_chain_joints, CHAIN_REAL_WIDTH) float64
 
 
 class SystemBuilder:
@@ -74,6 +81,7 @@ class SystemBuilder:
         self._bodies: list[tuple[list[int], np.ndarray]] = []
         self._forces: list[tuple[list[int], np.ndarray]] = []
         self._joints: list[tuple[list[int], np.ndarray]] = []
+        self._chain: list[tuple[np.ndarray, np.ndarray]] = []
         self.nq = 0
         self.nv = 0
         self.nc = 0
@@ -153,6 +161,29 @@ class SystemBuilder:
         values = np.concatenate([stiffness, damping, np.asarray(point, float), np.asarray(ground_point, float)])
         return self.add_force(POINT_SPRING_DAMPER, body, values)
 
+    def add_chain_joint(self, int_row, real_row) -> int:
+        """Reserve one coordinate (q and v) for a minimal-coordinate joint; returns its index.
+
+        ``int_row``/``real_row`` follow the layout of lgbench/mbs/chain.py; column C_COORDINATE of
+        ``int_row`` is set here.
+        """
+        int_row = np.array(int_row, dtype=np.int64).ravel()
+        real_row = np.array(real_row, dtype=np.float64).ravel()
+        if int_row.size > CHAIN_INT_WIDTH or real_row.size > CHAIN_REAL_WIDTH:
+            raise ValueError("chain row wider than CHAIN_INT_WIDTH / CHAIN_REAL_WIDTH")
+        ints = np.zeros(CHAIN_INT_WIDTH, dtype=np.int64)
+        reals = np.zeros(CHAIN_REAL_WIDTH)
+        ints[: int_row.size] = int_row
+        reals[: real_row.size] = real_row
+        index = self.nq
+        if self.nq != self.nv:
+            raise ValueError("chain coordinates need nq == nv so far (add them before EP-F1 bodies)")
+        ints[C_COORDINATE] = index
+        self._chain.append((ints, reals))
+        self.nq += 1
+        self.nv += 1
+        return index
+
     def build(self) -> SystemArrays:
         body_int = np.array([b[0] for b in self._bodies], dtype=np.int64).reshape(-1, BODY_INT_WIDTH)
         body_real = np.array([b[1] for b in self._bodies], dtype=np.float64).reshape(-1, BODY_REAL_WIDTH)
@@ -160,8 +191,11 @@ class SystemBuilder:
         force_real = np.array([f[1] for f in self._forces], dtype=np.float64).reshape(-1, FORCE_REAL_WIDTH)
         joint_int = np.array([j[0] for j in self._joints], dtype=np.int64).reshape(-1, JOINT_INT_WIDTH)
         joint_real = np.array([j[1] for j in self._joints], dtype=np.float64).reshape(-1, JOINT_REAL_WIDTH)
+        chain_int = np.array([c[0] for c in self._chain], dtype=np.int64).reshape(-1, CHAIN_INT_WIDTH)
+        chain_real = np.array([c[1] for c in self._chain], dtype=np.float64).reshape(-1, CHAIN_REAL_WIDTH)
         sizes = np.array([self.nq, self.nv, self.nc], dtype=np.int64)
-        return SystemArrays(sizes, body_int, body_real, force_int, force_real, joint_int, joint_real)
+        return SystemArrays(sizes, body_int, body_real, force_int, force_real, joint_int, joint_real,
+                            chain_int, chain_real)
 
 
 def tait_bryan_pitch_cosines(system: SystemArrays, q: np.ndarray) -> list[float]:
