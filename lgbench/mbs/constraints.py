@@ -1,9 +1,17 @@
 """Holonomic constraints: Phi(q), the constraint matrix B(q) = dPhi'/dv (paper 000 eq. 10) and the
 curvature term B'(q, v) v of the acceleration-level constraint (paper 002 eqs. 16-18).
 
-Rows: first the Euler-parameter norm constraint of every EP body (e.e - 1 = 0), then the joints.
-A point b fixed in body i moves with x_i + R_i b; its velocity is u_i - R_i hat(b) W_i w_i and
-its acceleration u_i' - R_i hat(b) (W_i w_i' + W_i' w_i) + R_i (omega_i x (omega_i x b)).
+Rows: first the Euler-parameter norm constraint of every EP body (e.e - 1 = 0), then the joint
+primitives, from which every joint is built (``SystemBuilder.add_*_joint``):
+
+- COINCIDENT (3 rows): p1 - p2 = 0 for body points p_i = x_i + R_i b_i (spherical joint);
+- PERPENDICULAR (1 row): n1 . n2 = 0 for body vectors n_i = R_i a_i (revolute, universal, prismatic);
+- POINT_ON_LINE (2 rows): (p2 - p1) . (R1 t_k) = 0, k = 1, 2 (prismatic: p2 on the line through
+  p1 along the axis normal to t_1, t_2).
+
+With omega_i = W_i w_i a body point moves with p' = u - R hat(b) W w and
+p'' = u' - R hat(b) (W w' + W' w) + R (omega x (omega x b)); a body vector with n' = -R hat(a) W w and
+n'' = -R hat(a) (W w' + W' w) + R (omega x (omega x a)). Ground points and vectors are global.
 """
 import numpy as np
 from numba import njit
@@ -15,58 +23,75 @@ from lgbench.mbs.kernels import (
     _rot_start, angular_velocity, body_pose, rotation_size, velocity_map, velocity_map_rate,
 )
 from lgbench.mbs.system import (
-    B_CROW, B_FORM, B_KIND, B_VSTART, FREE, GROUND, J_BODY1, J_BODY2, J_ROW, J_TYPE,
-    S_NC, SPHERICAL,
+    B_CROW, B_FORM, B_KIND, B_VSTART, COINCIDENT, FREE, GROUND, J_BODY1, J_BODY2, J_ROW, J_TYPE,
+    PERPENDICULAR, POINT_ON_LINE, S_NC,
 )
 
 
 @njit(cache=True)
-def point_position(sys, i, q, b):
-    """Global position of the body-frame point b of body i (b itself, global, for ground)."""
-    if i == GROUND:
-        return b.copy()
-    R, x = body_pose(sys, i, q)
-    return x + mat3_vec(R, b)
-
-
-@njit(cache=True)
-def _point_jacobian(sys, i, q, b, sign, row, C):
-    """Add sign * d(point velocity)/dv of body point b into rows row..row+2 of C."""
-    if i == GROUND:
-        return
-    form = sys.body_int[i, B_FORM]
-    vs = sys.body_int[i, B_VSTART]
-    qr, vr = _rot_start(sys, i)
-    nr = rotation_size(form)
-    R, _ = body_pose(sys, i, q)
-    if sys.body_int[i, B_KIND] == FREE:
-        for k in range(3):
-            C[row + k, vs + k] += sign
-    W = velocity_map(form, q[qr:qr + nr])
-    block = -(R @ hat(b)) @ W
-    for r in range(3):
-        for c in range(W.shape[1]):
-            C[row + r, vr + c] += sign * block[r, c]
-
-
-@njit(cache=True)
-def _point_curvature(sys, i, q, v, b):
-    """Velocity-dependent part of a body point's acceleration: R(omega x (omega x b)) - R hat(b) W' w."""
-    if i == GROUND:
-        return np.zeros(3)
+def _body_motion(sys, i, q, v):
+    """(R, x, u, omega, W' w, W, first velocity index, velocity count) of body i."""
     form = sys.body_int[i, B_FORM]
     qr, vr = _rot_start(sys, i)
     nr = rotation_size(form)
     nw = 4 if form == EP else 3
-    R, _ = body_pose(sys, i, q)
+    R, x = body_pose(sys, i, q)
+    u = np.zeros(3)
+    if sys.body_int[i, B_KIND] == FREE:
+        vs = sys.body_int[i, B_VSTART]
+        u[:] = v[vs:vs + 3]
     omega = angular_velocity(form, q[qr:qr + nr], v[vr:vr + nw])
-    wdot = velocity_map_rate(form, q[qr:qr + nr], v[vr:vr + nw])
-    return mat3_vec(R, cross(omega, cross(omega, b)) + cross(wdot, b))
+    rate = velocity_map_rate(form, q[qr:qr + nr], v[vr:vr + nw])
+    W = velocity_map(form, q[qr:qr + nr])
+    return R, x, u, omega, rate, W
+
+
+@njit(cache=True)
+def point_kinematics(sys, i, q, v, b):
+    """(p, p', velocity-dependent part of p'') of body point b; ground: (b, 0, 0)."""
+    if i == GROUND:
+        return b.copy(), np.zeros(3), np.zeros(3)
+    R, x, u, omega, rate, _ = _body_motion(sys, i, q, v)
+    return (x + mat3_vec(R, b), u + mat3_vec(R, cross(omega, b)),
+            mat3_vec(R, cross(omega, cross(omega, b)) + cross(rate, b)))
+
+
+@njit(cache=True)
+def vector_kinematics(sys, i, q, v, a):
+    """(n, n', velocity-dependent part of n'') of body vector a; ground: (a, 0, 0)."""
+    if i == GROUND:
+        return a.copy(), np.zeros(3), np.zeros(3)
+    R, _, _, omega, rate, _ = _body_motion(sys, i, q, v)
+    return (mat3_vec(R, a), mat3_vec(R, cross(omega, a)),
+            mat3_vec(R, cross(omega, cross(omega, a)) + cross(rate, a)))
+
+
+@njit(cache=True)
+def _add_projected_jacobian(sys, i, q, b, direction, translation, sign, row, C):
+    """C[row, body i] += sign * direction^T J, J = d(point or vector velocity)/dv_i.
+
+    For a point (translation=True) J = [I, -R hat(b) W]; for a vector J = [0, -R hat(b) W].
+    """
+    if i == GROUND:
+        return
+    form = sys.body_int[i, B_FORM]
+    qr, vr = _rot_start(sys, i)
+    R, _ = body_pose(sys, i, q)
+    if translation and sys.body_int[i, B_KIND] == FREE:
+        vs = sys.body_int[i, B_VSTART]
+        for k in range(3):
+            C[row, vs + k] += sign * direction[k]
+    W = velocity_map(form, q[qr:qr + rotation_size(form)])
+    block = -(R @ hat(b)) @ W
+    for c in range(W.shape[1]):
+        C[row, vr + c] += sign * (direction[0] * block[0, c] + direction[1] * block[1, c]
+                                  + direction[2] * block[2, c])
 
 
 @njit(cache=True)
 def constraint_residual(sys, q, t, phi):
     """Phi(q) for all constraint rows."""
+    z = np.zeros(q.shape[0])
     for i in range(sys.body_int.shape[0]):
         row = sys.body_int[i, B_CROW]
         if row >= 0:
@@ -74,32 +99,69 @@ def constraint_residual(sys, q, t, phi):
             phi[row] = q[qr] ** 2 + q[qr + 1] ** 2 + q[qr + 2] ** 2 + q[qr + 3] ** 2 - 1.0
     for j in range(sys.joint_int.shape[0]):
         row = sys.joint_int[j, J_ROW]
-        if sys.joint_int[j, J_TYPE] == SPHERICAL:
-            p1 = point_position(sys, sys.joint_int[j, J_BODY1], q, sys.joint_real[j, 0:3])
-            p2 = point_position(sys, sys.joint_int[j, J_BODY2], q, sys.joint_real[j, 3:6])
+        b1 = sys.joint_int[j, J_BODY1]
+        b2 = sys.joint_int[j, J_BODY2]
+        p = sys.joint_real[j]
+        kind = sys.joint_int[j, J_TYPE]
+        if kind == COINCIDENT:
+            p1, _, _ = point_kinematics(sys, b1, q, z, p[0:3])
+            p2, _, _ = point_kinematics(sys, b2, q, z, p[3:6])
             phi[row:row + 3] = p1 - p2
+        elif kind == PERPENDICULAR:
+            n1, _, _ = vector_kinematics(sys, b1, q, z, p[0:3])
+            n2, _, _ = vector_kinematics(sys, b2, q, z, p[3:6])
+            phi[row] = n1 @ n2
+        elif kind == POINT_ON_LINE:
+            p1, _, _ = point_kinematics(sys, b1, q, z, p[0:3])
+            p2, _, _ = point_kinematics(sys, b2, q, z, p[3:6])
+            d = p2 - p1
+            for k in range(2):
+                n, _, _ = vector_kinematics(sys, b1, q, z, p[6 + 3 * k:9 + 3 * k])
+                phi[row + k] = d @ n
 
 
 @njit(cache=True)
 def constraint_matrix(sys, q, C):
     """B(q) (n_constraints x nv), Phi' = B v (paper 000 eq. 10)."""
     C[:, :] = 0.0
+    z = np.zeros(C.shape[1])
     for i in range(sys.body_int.shape[0]):
         row = sys.body_int[i, B_CROW]
         if row >= 0:
             qr, vr = _rot_start(sys, i)
             for k in range(4):
                 C[row, vr + k] = 2.0 * q[qr + k]
+    unit = np.eye(3)
     for j in range(sys.joint_int.shape[0]):
         row = sys.joint_int[j, J_ROW]
-        if sys.joint_int[j, J_TYPE] == SPHERICAL:
-            _point_jacobian(sys, sys.joint_int[j, J_BODY1], q, sys.joint_real[j, 0:3], 1.0, row, C)
-            _point_jacobian(sys, sys.joint_int[j, J_BODY2], q, sys.joint_real[j, 3:6], -1.0, row, C)
+        b1 = sys.joint_int[j, J_BODY1]
+        b2 = sys.joint_int[j, J_BODY2]
+        p = sys.joint_real[j]
+        kind = sys.joint_int[j, J_TYPE]
+        if kind == COINCIDENT:
+            for k in range(3):
+                _add_projected_jacobian(sys, b1, q, p[0:3], unit[k], True, 1.0, row + k, C)
+                _add_projected_jacobian(sys, b2, q, p[3:6], unit[k], True, -1.0, row + k, C)
+        elif kind == PERPENDICULAR:
+            n1, _, _ = vector_kinematics(sys, b1, q, z, p[0:3])
+            n2, _, _ = vector_kinematics(sys, b2, q, z, p[3:6])
+            _add_projected_jacobian(sys, b1, q, p[0:3], n2, False, 1.0, row, C)
+            _add_projected_jacobian(sys, b2, q, p[3:6], n1, False, 1.0, row, C)
+        elif kind == POINT_ON_LINE:
+            p1, _, _ = point_kinematics(sys, b1, q, z, p[0:3])
+            p2, _, _ = point_kinematics(sys, b2, q, z, p[3:6])
+            d = p2 - p1
+            for k in range(2):
+                t = p[6 + 3 * k:9 + 3 * k]
+                n, _, _ = vector_kinematics(sys, b1, q, z, t)
+                _add_projected_jacobian(sys, b2, q, p[3:6], n, True, 1.0, row + k, C)
+                _add_projected_jacobian(sys, b1, q, p[0:3], n, True, -1.0, row + k, C)
+                _add_projected_jacobian(sys, b1, q, t, d, False, 1.0, row + k, C)
 
 
 @njit(cache=True)
 def constraint_curvature(sys, q, v, out):
-    """(B(q) v)' - B(q) v' = B'(q, v) v, so that Phi'' = B v' + out (paper 002 eq. 18)."""
+    """B'(q, v) v, so that Phi'' = B v' + out (paper 002 eq. 18)."""
     out[:] = 0.0
     for i in range(sys.body_int.shape[0]):
         row = sys.body_int[i, B_CROW]
@@ -108,10 +170,27 @@ def constraint_curvature(sys, q, v, out):
             out[row] = 2.0 * (v[vr] ** 2 + v[vr + 1] ** 2 + v[vr + 2] ** 2 + v[vr + 3] ** 2)
     for j in range(sys.joint_int.shape[0]):
         row = sys.joint_int[j, J_ROW]
-        if sys.joint_int[j, J_TYPE] == SPHERICAL:
-            a1 = _point_curvature(sys, sys.joint_int[j, J_BODY1], q, v, sys.joint_real[j, 0:3])
-            a2 = _point_curvature(sys, sys.joint_int[j, J_BODY2], q, v, sys.joint_real[j, 3:6])
+        b1 = sys.joint_int[j, J_BODY1]
+        b2 = sys.joint_int[j, J_BODY2]
+        p = sys.joint_real[j]
+        kind = sys.joint_int[j, J_TYPE]
+        if kind == COINCIDENT:
+            _, _, a1 = point_kinematics(sys, b1, q, v, p[0:3])
+            _, _, a2 = point_kinematics(sys, b2, q, v, p[3:6])
             out[row:row + 3] = a1 - a2
+        elif kind == PERPENDICULAR:
+            n1, d1, a1 = vector_kinematics(sys, b1, q, v, p[0:3])
+            n2, d2, a2 = vector_kinematics(sys, b2, q, v, p[3:6])
+            out[row] = a1 @ n2 + 2.0 * (d1 @ d2) + n1 @ a2
+        elif kind == POINT_ON_LINE:
+            p1, pd1, pa1 = point_kinematics(sys, b1, q, v, p[0:3])
+            p2, pd2, pa2 = point_kinematics(sys, b2, q, v, p[3:6])
+            d = p2 - p1
+            dd = pd2 - pd1
+            da = pa2 - pa1
+            for k in range(2):
+                n, nd, na = vector_kinematics(sys, b1, q, v, p[6 + 3 * k:9 + 3 * k])
+                out[row + k] = da @ n + 2.0 * (dd @ nd) + d @ na
 
 
 @njit(cache=True)

@@ -45,9 +45,12 @@ POINT_SPRING_DAMPER = 3  # linear spring-damper per global axis between a body p
 F_TYPE, F_BODY = range(2)
 FORCE_REAL_WIDTH = 12
 
-# joint types; joint_int = [type, body1, body2 (-1 = ground), first constraint row, rows]
-SPHERICAL = 0        # joint_real[0:3] = point in body1 frame, [3:6] = point in body2 frame (global if ground)
-JOINT_ROWS = {SPHERICAL: 3}
+# joint primitives (lgbench/mbs/constraints.py); joint_int = [type, body1, body2 (-1 = ground),
+# first constraint row, rows]; body-frame data are global for ground
+COINCIDENT = 0       # joint_real[0:3] point in body1, [3:6] point in body2
+PERPENDICULAR = 1    # joint_real[0:3] vector in body1, [3:6] vector in body2
+POINT_ON_LINE = 2    # joint_real[0:3] point in body1, [3:6] point in body2, [6:9], [9:12] normals in body1
+JOINT_ROWS = {COINCIDENT: 3, PERPENDICULAR: 1, POINT_ON_LINE: 2}
 J_TYPE, J_BODY1, J_BODY2, J_ROW, J_NROWS = range(5)
 JOINT_INT_WIDTH = 5
 JOINT_REAL_WIDTH = 12
@@ -127,19 +130,61 @@ class SystemBuilder:
             raise InputError(f"unknown body {body}", field=field,
                              allowed=["-1 (ground)"] + [str(i) for i in range(len(self._bodies))])
 
-    def add_spherical_joint(self, body1: int, point1, body2: int = GROUND, point2=(0.0, 0.0, 0.0)) -> int:
-        """Spherical joint: point1 (body1 frame) coincides with point2 (body2 frame, or global for ground)."""
+    def _primitive(self, kind: int, body1: int, body2: int, *vectors) -> int:
+        real = np.zeros(JOINT_REAL_WIDTH)
+        for k, vector in enumerate(vectors):
+            real[3 * k:3 * k + 3] = np.asarray(vector, dtype=float)
+        rows = JOINT_ROWS[kind]
+        self._joints.append(([kind, body1, body2, self.nc, rows], real))
+        self.nc += rows
+        return self.nc - rows
+
+    def _check_pair(self, body1: int, body2: int) -> None:
         self._check_body(body1, "body1")
         self._check_body(body2, "body2")
         if body1 == body2:
             raise InputError("a joint needs two different bodies", field="body2")
-        real = np.zeros(JOINT_REAL_WIDTH)
-        real[0:3] = np.asarray(point1, dtype=float)
-        real[3:6] = np.asarray(point2, dtype=float)
-        rows = JOINT_ROWS[SPHERICAL]
-        self._joints.append(([SPHERICAL, body1, body2, self.nc, rows], real))
-        self.nc += rows
-        return len(self._joints) - 1
+
+    def add_spherical_joint(self, body1: int, point1, body2: int = GROUND, point2=(0.0, 0.0, 0.0)) -> int:
+        """Spherical joint: point1 (body1 frame) coincides with point2 (body2 frame, global for ground).
+        Returns the first constraint row (3 rows; lambda = force on body2 ... see outputs)."""
+        self._check_pair(body1, body2)
+        return self._primitive(COINCIDENT, body1, body2, point1, point2)
+
+    def add_revolute_joint(self, body1: int, point1, axis1, body2: int = GROUND, point2=(0.0, 0.0, 0.0),
+                           axis2=(0.0, 0.0, 1.0)) -> int:
+        """Revolute joint: coincident points and axis1 (body1) parallel to axis2 (body2); 5 rows."""
+        self._check_pair(body1, body2)
+        a1 = _unit(axis1, "axis1")
+        u2, w2 = _normals(_unit(axis2, "axis2"))
+        first = self._primitive(COINCIDENT, body1, body2, point1, point2)
+        self._primitive(PERPENDICULAR, body1, body2, a1, u2)
+        self._primitive(PERPENDICULAR, body1, body2, a1, w2)
+        return first
+
+    def add_universal_joint(self, body1: int, point1, axis1, body2: int, point2, axis2) -> int:
+        """Universal (Cardan) joint: coincident points, axis1 (body1) perpendicular to axis2 (body2); 4 rows."""
+        self._check_pair(body1, body2)
+        a1, a2 = _unit(axis1, "axis1"), _unit(axis2, "axis2")
+        first = self._primitive(COINCIDENT, body1, body2, point1, point2)
+        self._primitive(PERPENDICULAR, body1, body2, a1, a2)
+        return first
+
+    def add_prismatic_joint(self, body1: int, point1, axis1, body2: int, point2,
+                            relative_rotation=np.eye(3)) -> int:
+        """Prismatic joint along axis1 (body1 frame): point2 (body2) stays on the line through point1
+        along axis1, and the relative rotation stays at ``relative_rotation`` = R1^T R2 (at assembly);
+        5 rows (2 on the line, 3 locking the rotation)."""
+        self._check_pair(body1, body2)
+        a = _unit(axis1, "axis1")
+        t1, t2 = _normals(a)
+        first = self._primitive(POINT_ON_LINE, body1, body2, point1, point2, t1, t2)
+        relative = np.asarray(relative_rotation, dtype=float)
+        frame = (a, t1, t2)
+        for k in range(3):
+            # body1 vector frame[k] stays perpendicular to the body2 image of frame[k+1]
+            self._primitive(PERPENDICULAR, body1, body2, frame[k], relative.T @ frame[(k + 1) % 3])
+        return first
 
     def add_force(self, force_type: int, body: int, values) -> int:
         if not 0 <= body < len(self._bodies):
@@ -196,6 +241,22 @@ class SystemBuilder:
         sizes = np.array([self.nq, self.nv, self.nc], dtype=np.int64)
         return SystemArrays(sizes, body_int, body_real, force_int, force_real, joint_int, joint_real,
                             chain_int, chain_real)
+
+
+def _unit(vector, field: str) -> np.ndarray:
+    vector = np.asarray(vector, dtype=float)
+    norm = np.linalg.norm(vector)
+    if vector.shape != (3,) or not np.isfinite(norm) or norm == 0.0:
+        raise InputError(f"must be a non-zero 3-vector, got {vector.tolist()}", field=field)
+    return vector / norm
+
+
+def _normals(axis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two unit vectors that complete ``axis`` to a right-handed orthonormal frame."""
+    helper = np.eye(3)[int(np.argmin(np.abs(axis)))]
+    first = np.cross(axis, helper)
+    first /= np.linalg.norm(first)
+    return first, np.cross(axis, first)
 
 
 def tait_bryan_pitch_cosines(system: SystemArrays, q: np.ndarray) -> list[float]:
