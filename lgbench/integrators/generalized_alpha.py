@@ -97,6 +97,37 @@ def _step_sizes(x, rel, floor):
 
 
 @njit(cache=True)
+def _grouped_force_derivative(sys, q, v, t, rel, floor, positions, w, out):
+    """out = -dg/dz (positions: along UAC(q, z)) or -dg/dv by forward differences, one coordinate
+    of every force-coupled group per evaluation (``SystemArrays.force_groups``)."""
+    nv = v.shape[0]
+    out[:, :] = 0.0
+    generalized_forces(sys, q, v, t, w.force, w.torque, w.g)
+    groups = sys.force_groups
+    for j in range(groups.shape[1]):
+        w.z[:] = 0.0
+        for grp in range(groups.shape[0]):
+            k = groups[grp, j]
+            if k >= 0:
+                w.z[k] = _step_sizes(q[k] if positions else v[k], rel, floor)
+        if positions:
+            update_coordinates(sys, q, w.z, w.qp)
+            generalized_forces(sys, w.qp, v, t, w.force, w.torque, w.gp)
+        else:
+            for r in range(nv):
+                w.vp[r] = v[r] + w.z[r]
+            generalized_forces(sys, q, w.vp, t, w.force, w.torque, w.gp)
+        for grp in range(groups.shape[0]):
+            k = groups[grp, j]
+            if k < 0:
+                continue
+            for m in range(groups.shape[1]):
+                r = groups[grp, m]
+                if r >= 0:
+                    out[r, k] = -(w.gp[r] - w.g[r]) / w.z[k]
+
+
+@njit(cache=True)
 def iteration_matrix(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w):
     """Assemble the (scaled) iteration matrix S_t of paper 000 eq. (40) into w.S."""
     nv = v.shape[0]
@@ -112,28 +143,20 @@ def iteration_matrix(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w):
     else:
         dynamic_residual(sys, q, v, a, lam, t, w.M, w.C, w.force, w.torque, w.g, w.r)
         w.r0[:] = -w.g
-    # K_t (eq. 41 or 42): derivative along the local coordinates z of UAC(q, z)
-    for k in range(nv):
-        eps = _step_sizes(q[k], rel, floor)
-        w.z[:] = 0.0
-        w.z[k] = eps
-        update_coordinates(sys, q, w.z, w.qp)
-        if full:
+    # K_t (eq. 41 or 42): derivative along the local coordinates z of UAC(q, z); C_t along v
+    if full:
+        for k in range(nv):
+            eps = _step_sizes(q[k], rel, floor)
+            w.z[:] = 0.0
+            w.z[k] = eps
+            update_coordinates(sys, q, w.z, w.qp)
             dynamic_residual(sys, w.qp, v, a, lam, t, w.Mp, w.Cp, w.force, w.torque, w.gp, w.rp)
-        else:
-            generalized_forces(sys, w.qp, v, t, w.force, w.torque, w.gp)
-            w.rp[:] = -w.gp
-        for r in range(nv):
-            w.K[r, k] = (w.rp[r] - w.r0[r]) / eps
-    # C_t: derivative of -g along v
+            for r in range(nv):
+                w.K[r, k] = (w.rp[r] - w.r0[r]) / eps
+    else:
+        _grouped_force_derivative(sys, q, v, t, rel, floor, True, w, w.K)
     generalized_forces(sys, q, v, t, w.force, w.torque, w.g)
-    for k in range(nv):
-        eps = _step_sizes(v[k], rel, floor)
-        w.vp[:] = v
-        w.vp[k] += eps
-        generalized_forces(sys, q, w.vp, t, w.force, w.torque, w.gp)
-        for r in range(nv):
-            w.Ct[r, k] = -(w.gp[r] - w.g[r]) / eps
+    _grouped_force_derivative(sys, q, v, t, rel, floor, False, w, w.Ct)
     if opts[O_TEXP] > 0.5:
         _tangent_matrix(sys, dqn, w.T)
         KT = w.K @ w.T

@@ -1,35 +1,686 @@
-"""Minimal (joint) coordinates of serial chains: the hook points of the flat-array system.
+"""Minimal (joint) coordinates of serial chains and kinematic trees: the hook points of the flat-array system.
 
-A chain occupies a block of q and v (one coordinate per joint); its rows live in
-``SystemArrays.chain_int`` / ``chain_real``. The kernels below add the chain's mass matrix,
-generalized forces (gravity, bias forces, joint controllers), accelerations and energy.
+A chain occupies one coordinate per joint in q and v (the joint angle of a revolute joint, the
+displacement of a prismatic joint; updated additively, v = q'). Its joints are rows of
+``SystemArrays.chain_int`` / ``chain_real``; the kernels below add the chain's mass matrix M(theta)
+to the global M, write tau - h(theta, theta') into the global g, give theta'' = M^-1 (tau - h) to the
+explicit integrators, and the kinetic and potential energy.
+
+Kinematics: standard Denavit-Hartenberg. Row i carries link i and joint i; its link frame is DH
+frame i (the distal frame), placed relative to the frame of its parent row (frame i-1; the chain's
+base frame for a root row) by
+
+    T_{i-1,i} = Rz(theta_i + offset_i) Tz(d_i) Tx(a_i) Rx(alpha_i),
+
+with theta_i = q_i for a revolute and d_i + q_i for a prismatic joint. Joint i moves along / about
+z_{i-1}, the z axis of the parent frame through the parent frame's origin. A root row's parent frame
+is the base frame (rotation and position in the row; identity and zero by default). Rows must be
+ordered parent before child (parent index < row index); a row whose parent is -1 is a root, so one
+chain_int table may hold several chains or a branched tree (Featherstone's lambda(i) < i ordering).
+
+Dynamics (R. Featherstone, Rigid Body Dynamics Algorithms, Springer 2008):
+- h(theta, theta') = C(theta, theta') theta' + gravity terms by the recursive Newton-Euler
+  algorithm (RNEA, Featherstone Sect. 5.3, Table 5.1), written with 3-vectors in the global frame
+  (Luh-Walker-Paul form): forward pass for the angular velocity and acceleration of every link
+  and the acceleration of its frame origin and centre of mass, Newton-Euler equations at the
+  centre of mass (gravity entered per link as the force m g), backward pass accumulating the
+  force and moment each link receives through its joint; tau_i = z . n_i (revolute), z . f_i
+  (prismatic).
+- M(theta) by the composite-rigid-body algorithm (CRBA, Featherstone Sect. 6.2, Table 6.2) with
+  every spatial quantity in Plücker coordinates of the global frame at the global origin: the
+  composite spatial inertia of the subtree of i is the plain sum of its links' inertias (no
+  coordinate transforms), F = I^C_i S_i, M_ii = S_i . F and M_ji = S_j . F for every ancestor j.
+  A spatial inertia is stored as (m, m c, I_O) with I_O the rotational inertia about the origin;
+  I S = [I_O w + (m c) x u ; m u - (m c) x w] for a motion S = [w ; u].
+- Accelerations for explicit integrators: Cholesky factorisation of M (symmetric positive definite).
+
+Joint forces: tau_i = Kp_i (phi_d - q_i) + Kd_i (phi_d' - q_i') - c_i q_i'. The set-point phi_d(t)
+and its rate come from ``lgbench.mbs.trajectories.prescribed_motion`` evaluated at the time of every
+stage / Newton iterate (continuous in t). There is no feed-forward and no gravity compensation:
+the PD controller is a joint spring-damper element with a moving rest position (paper 000 Sect.
+4.4). Kp = Kd = 0 switches the controller off.
+
+Energy: kinetic energy from the link velocities; potential = gravity (-sum m_i g . c_i) plus the
+spring energy 1/2 Kp (p0 - q)^2 of controllers with a CONSTANT set-point (a moving set-point does
+work, so it has no potential).
+
+Row layout (``chain_int``, CHAIN_INT_WIDTH = 8, int64):
+  0 C_COORDINATE  index of the joint coordinate in q and v (set by SystemBuilder.add_chain_joint)
+  1 C_JOINT       REVOLUTE = 0 or PRISMATIC = 1
+  2 C_PARENT      parent row (-1 = base)
+  3 C_CHAIN       chain id (bookkeeping; the kernels only follow C_PARENT)
+  4 C_TRAJECTORY  set-point kind (trajectories.CONSTANT or BANG_BANG)
+  5..7            unused
+(``chain_real``, CHAIN_REAL_WIDTH = 40, float64):
+  0..3   R_A, R_ALPHA, R_D, R_OFFSET     standard DH parameters a, alpha, d, theta offset
+  4      R_MASS                           link mass (>= 0)
+  5..7   R_COM                            centre of mass in the link frame (DH frame i)
+  8..16  R_INERTIA                        inertia about the centre of mass, link frame, row-major
+  17..19 R_GRAVITY                        gravitational acceleration (global) acting on this link
+  20, 21 R_KP, R_KD                       PD gains
+  22..24 R_TRAJECTORY                     set-point parameters p0, p1, p2 (see trajectories.py)
+  25     R_DAMPING                        viscous joint damping c (>= 0)
+  26..34 R_BASE_ROTATION                  root rows: base frame rotation (global), row-major
+  35..37 R_BASE_POSITION                  root rows: base frame origin (global)
+  38, 39                                  unused
 """
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
 from numba import njit
+
+from lgbench.exceptions import InputError
+from lgbench.mbs.system import C_COORDINATE, CHAIN_INT_WIDTH, CHAIN_REAL_WIDTH
+from lgbench.mbs.trajectories import BANG_BANG, CONSTANT, prescribed_motion
+
+REVOLUTE = 0
+PRISMATIC = 1
+JOINT_TYPES = {"revolute": REVOLUTE, "prismatic": PRISMATIC}
+BASE = -1
+
+# chain_int columns (C_COORDINATE = 0 lives in lgbench/mbs/system.py)
+C_JOINT = 1
+C_PARENT = 2
+C_CHAIN = 3
+C_TRAJECTORY = 4
+
+# chain_real columns
+R_A = 0
+R_ALPHA = 1
+R_D = 2
+R_OFFSET = 3
+R_MASS = 4
+R_COM = 5
+R_INERTIA = 8
+R_GRAVITY = 17
+R_KP = 20
+R_KD = 21
+R_TRAJECTORY = 22
+R_DAMPING = 25
+R_BASE_ROTATION = 26
+R_BASE_POSITION = 35
+
+# per-link work array of the kernels (one row per chain row)
+K_R = 0        # rotation of the link frame (global, row-major 3x3)
+K_O = 9        # origin of the link frame
+K_Z = 12       # joint axis (z of the parent frame)
+K_J = 15       # point on the joint axis (origin of the parent frame)
+K_C = 18       # centre of mass
+K_W = 21       # angular velocity                       (RNEA, energy)
+K_AL = 24      # angular acceleration                   (RNEA)
+K_A = 27       # acceleration of the frame origin       (RNEA); velocity of the origin (energy)
+K_F = 30       # force received through the joint      (RNEA)
+K_N = 33       # moment about the joint point           (RNEA)
+K_CM = 21      # composite mass                          (CRBA, reuses the RNEA columns)
+K_CH = 22      # composite first moment m c about the global origin
+K_CI = 25      # composite rotational inertia about the global origin (row-major)
+K_WIDTH = 36
+
+assert CHAIN_INT_WIDTH >= 5 and CHAIN_REAL_WIDTH >= R_BASE_POSITION + 3
+
+
+# ------------------------------------------------------------------------------------------------
+# 3-vector helpers on tuples (no heap allocation)
+# ------------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _get3(A, i, c):
+    return (A[i, c], A[i, c + 1], A[i, c + 2])
 
 
 @njit(cache=True)
+def _set3(A, i, c, x):
+    A[i, c] = x[0]
+    A[i, c + 1] = x[1]
+    A[i, c + 2] = x[2]
+
+
+@njit(cache=True)
+def _add(a, b):
+    return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
+
+
+@njit(cache=True)
+def _sub(a, b):
+    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
+
+
+@njit(cache=True)
+def _scale(s, a):
+    return (s * a[0], s * a[1], s * a[2])
+
+
+@njit(cache=True)
+def _cross(a, b):
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+@njit(cache=True)
+def _dot(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@njit(cache=True)
+def _mat_vec(A, i, c, x):
+    """(row-major 3x3 stored at A[i, c:c+9]) @ x."""
+    return (A[i, c] * x[0] + A[i, c + 1] * x[1] + A[i, c + 2] * x[2],
+            A[i, c + 3] * x[0] + A[i, c + 4] * x[1] + A[i, c + 5] * x[2],
+            A[i, c + 6] * x[0] + A[i, c + 7] * x[1] + A[i, c + 8] * x[2])
+
+
+@njit(cache=True)
+def _mat_t_vec(A, i, c, x):
+    """(row-major 3x3 stored at A[i, c:c+9])^T @ x."""
+    return (A[i, c] * x[0] + A[i, c + 3] * x[1] + A[i, c + 6] * x[2],
+            A[i, c + 1] * x[0] + A[i, c + 4] * x[1] + A[i, c + 7] * x[2],
+            A[i, c + 2] * x[0] + A[i, c + 5] * x[1] + A[i, c + 8] * x[2])
+
+
+@njit(cache=True)
+def _inertia_global(sys, K, i, x):
+    """R I_c R^T x: the link's inertia about its centre of mass in global axes, applied to x."""
+    local = _mat_t_vec(K, i, K_R, x)
+    return _mat_vec(K, i, K_R, _mat_vec(sys.chain_real, i, R_INERTIA, local))
+
+
+# ------------------------------------------------------------------------------------------------
+# kinematics, RNEA, CRBA
+# ------------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def _kinematics(sys, q, K):
+    """Link frames, joint axes and centres of mass of every row at coordinates q (global frame)."""
+    for i in range(sys.chain_int.shape[0]):
+        row = sys.chain_real
+        p = sys.chain_int[i, C_PARENT]
+        if p < 0:
+            P = row
+            pr = i
+            cr = R_BASE_ROTATION
+            co = R_BASE_POSITION
+        else:
+            P = K
+            pr = p
+            cr = K_R
+            co = K_O
+        x = q[sys.chain_int[i, C_COORDINATE]]
+        theta = row[i, R_OFFSET]
+        d = row[i, R_D]
+        if sys.chain_int[i, C_JOINT] == REVOLUTE:
+            theta += x
+        else:
+            d += x
+        a = row[i, R_A]
+        ct = math.cos(theta)
+        st = math.sin(theta)
+        ca = math.cos(row[i, R_ALPHA])
+        sa = math.sin(row[i, R_ALPHA])
+        # local rotation Rz(theta) Rx(alpha), columns (ct, st, 0), (-st ca, ct ca, sa), (st sa, -ct sa, ca)
+        l00, l01, l02 = ct, -st * ca, st * sa
+        l10, l11, l12 = st, ct * ca, -ct * sa
+        l20, l21, l22 = 0.0, sa, ca
+        for r in range(3):
+            p0 = P[pr, cr + 3 * r]
+            p1 = P[pr, cr + 3 * r + 1]
+            p2 = P[pr, cr + 3 * r + 2]
+            K[i, K_R + 3 * r] = p0 * l00 + p1 * l10 + p2 * l20
+            K[i, K_R + 3 * r + 1] = p0 * l01 + p1 * l11 + p2 * l21
+            K[i, K_R + 3 * r + 2] = p0 * l02 + p1 * l12 + p2 * l22
+        parent_origin = _get3(P, pr, co)
+        origin = _add(parent_origin, _mat_vec(P, pr, cr, (a * ct, a * st, d)))
+        _set3(K, i, K_O, origin)
+        _set3(K, i, K_Z, (P[pr, cr + 2], P[pr, cr + 5], P[pr, cr + 8]))
+        _set3(K, i, K_J, parent_origin)
+        _set3(K, i, K_C, _add(origin, _mat_vec(K, i, K_R, _get3(row, i, R_COM))))
+
+
+@njit(cache=True)
+def _velocities(sys, q, v, K):
+    """Kinematics plus angular velocity (K_W) and frame-origin velocity (stored in K_A) of every link."""
+    _kinematics(sys, q, K)
+    for i in range(sys.chain_int.shape[0]):
+        p = sys.chain_int[i, C_PARENT]
+        w_p = (0.0, 0.0, 0.0) if p < 0 else _get3(K, p, K_W)
+        v_p = (0.0, 0.0, 0.0) if p < 0 else _get3(K, p, K_A)
+        z = _get3(K, i, K_Z)
+        r = _sub(_get3(K, i, K_O), _get3(K, i, K_J))
+        rate = v[sys.chain_int[i, C_COORDINATE]]
+        if sys.chain_int[i, C_JOINT] == REVOLUTE:
+            w = _add(w_p, _scale(rate, z))
+            vo = _add(v_p, _cross(w, r))
+        else:
+            w = w_p
+            vo = _add(_add(v_p, _cross(w_p, r)), _scale(rate, z))
+        _set3(K, i, K_W, w)
+        _set3(K, i, K_A, vo)
+
+
+@njit(cache=True)
+def _rnea(sys, q, v, qdd, with_acceleration, with_gravity, K, tau):
+    """Recursive Newton-Euler (Featherstone Table 5.1 in global 3-vectors): tau[row] = joint force.
+
+    tau = M(q) qdd + C(q, v) v - (gravity terms); qdd is read only if ``with_acceleration``, the
+    links' gravity only if ``with_gravity``. q, v, qdd are indexed like the global state.
+    """
+    _kinematics(sys, q, K)
+    n = sys.chain_int.shape[0]
+    for i in range(n):
+        p = sys.chain_int[i, C_PARENT]
+        if p < 0:
+            w_p = (0.0, 0.0, 0.0)
+            al_p = (0.0, 0.0, 0.0)
+            a_p = (0.0, 0.0, 0.0)
+        else:
+            w_p = _get3(K, p, K_W)
+            al_p = _get3(K, p, K_AL)
+            a_p = _get3(K, p, K_A)
+        k = sys.chain_int[i, C_COORDINATE]
+        rate = v[k]
+        acc = qdd[k] if with_acceleration else 0.0
+        z = _get3(K, i, K_Z)
+        r = _sub(_get3(K, i, K_O), _get3(K, i, K_J))
+        if sys.chain_int[i, C_JOINT] == REVOLUTE:
+            w = _add(w_p, _scale(rate, z))
+            al = _add(_add(al_p, _scale(acc, z)), _scale(rate, _cross(w_p, z)))
+            a = _add(_add(a_p, _cross(al, r)), _cross(w, _cross(w, r)))
+        else:
+            w = w_p
+            al = al_p
+            a = _add(_add(a_p, _cross(al_p, r)), _cross(w_p, _cross(w_p, r)))
+            a = _add(_add(a, _scale(2.0 * rate, _cross(w_p, z))), _scale(acc, z))
+        _set3(K, i, K_W, w)
+        _set3(K, i, K_AL, al)
+        _set3(K, i, K_A, a)
+        # Newton-Euler equations of link i at its centre of mass
+        c = _get3(K, i, K_C)
+        rc = _sub(c, _get3(K, i, K_O))
+        a_c = _add(_add(a, _cross(al, rc)), _cross(w, _cross(w, rc)))
+        m = sys.chain_real[i, R_MASS]
+        if with_gravity:
+            a_c = _sub(a_c, _get3(sys.chain_real, i, R_GRAVITY))
+        f = _scale(m, a_c)
+        moment = _add(_inertia_global(sys, K, i, al), _cross(w, _inertia_global(sys, K, i, w)))
+        _set3(K, i, K_F, f)
+        _set3(K, i, K_N, _add(moment, _cross(_sub(c, _get3(K, i, K_J)), f)))
+    for i in range(n - 1, -1, -1):
+        f = _get3(K, i, K_F)
+        moment = _get3(K, i, K_N)
+        z = _get3(K, i, K_Z)
+        tau[i] = _dot(z, moment) if sys.chain_int[i, C_JOINT] == REVOLUTE else _dot(z, f)
+        p = sys.chain_int[i, C_PARENT]
+        if p >= 0:
+            arm = _sub(_get3(K, i, K_J), _get3(K, p, K_J))
+            _set3(K, p, K_F, _add(_get3(K, p, K_F), f))
+            _set3(K, p, K_N, _add(_add(_get3(K, p, K_N), moment), _cross(arm, f)))
+
+
+@njit(cache=True)
+def _motion_subspace(sys, K, i):
+    """S_i = [w; u] of joint i in Plücker coordinates at the global origin."""
+    z = _get3(K, i, K_Z)
+    if sys.chain_int[i, C_JOINT] == REVOLUTE:
+        return z, _cross(_get3(K, i, K_J), z)
+    return (0.0, 0.0, 0.0), z
+
+
+@njit(cache=True)
+def _crba(sys, q, K, Ml):
+    """Composite-rigid-body algorithm (Featherstone Table 6.2): Ml[row, row] = M(q)."""
+    _kinematics(sys, q, K)
+    n = sys.chain_int.shape[0]
+    for i in range(n):
+        m = sys.chain_real[i, R_MASS]
+        c = _get3(K, i, K_C)
+        K[i, K_CM] = m
+        _set3(K, i, K_CH, _scale(m, c))
+        cc = _dot(c, c)
+        for r in range(3):
+            e_r = (1.0 if r == 0 else 0.0, 1.0 if r == 1 else 0.0, 1.0 if r == 2 else 0.0)
+            col = _inertia_global(sys, K, i, e_r)      # column r of R I_c R^T (symmetric)
+            for s in range(3):
+                steiner = m * ((cc if r == s else 0.0) - c[r] * c[s])
+                K[i, K_CI + 3 * s + r] = col[s] + steiner
+    for i in range(n - 1, -1, -1):
+        p = sys.chain_int[i, C_PARENT]
+        if p >= 0:
+            for k in range(13):
+                K[p, K_CM + k] += K[i, K_CM + k]
+    for i in range(n):
+        w, u = _motion_subspace(sys, K, i)
+        mc = _get3(K, i, K_CH)
+        moment = _add(_mat_vec(K, i, K_CI, w), _cross(mc, u))
+        force = _sub(_scale(K[i, K_CM], u), _cross(mc, w))
+        Ml[i, i] = _dot(w, moment) + _dot(u, force)
+        j = sys.chain_int[i, C_PARENT]
+        while j >= 0:
+            wj, uj = _motion_subspace(sys, K, j)
+            value = _dot(wj, moment) + _dot(uj, force)
+            Ml[i, j] = value
+            Ml[j, i] = value
+            j = sys.chain_int[j, C_PARENT]
+
+
+@njit(cache=True)
+def _joint_forces(sys, q, v, t, tau):
+    """Controller and damper forces per row: Kp (phi_d - q) + Kd (phi_d' - q') - c q'."""
+    for i in range(sys.chain_int.shape[0]):
+        k = sys.chain_int[i, C_COORDINATE]
+        kp = sys.chain_real[i, R_KP]
+        kd = sys.chain_real[i, R_KD]
+        value = -sys.chain_real[i, R_DAMPING] * v[k]
+        if kp != 0.0 or kd != 0.0:
+            phi_d, rate_d, _ = prescribed_motion(sys.chain_int[i, C_TRAJECTORY], sys.chain_real[i, R_TRAJECTORY],
+                                                 sys.chain_real[i, R_TRAJECTORY + 1],
+                                                 sys.chain_real[i, R_TRAJECTORY + 2], t)
+            value += kp * (phi_d - q[k]) + kd * (rate_d - v[k])
+        tau[i] = value
+
+
+@njit(cache=True)
+def _forces_local(sys, q, v, t, K, out):
+    """out[row] = tau - h(q, v) (joint forces minus RNEA bias forces including gravity)."""
+    _rnea(sys, q, v, v, False, True, K, out)
+    n = sys.chain_int.shape[0]
+    for i in range(n):
+        out[i] = -out[i]
+    tau = np.empty(n)
+    _joint_forces(sys, q, v, t, tau)
+    for i in range(n):
+        out[i] += tau[i]
+
+
+@njit(cache=True)
+def _cholesky_solve(A, b):
+    """Solve A x = b in place (b <- x) for symmetric positive definite A (A overwritten); False if not SPD."""
+    n = A.shape[0]
+    for j in range(n):
+        s = A[j, j]
+        for k in range(j):
+            s -= A[j, k] * A[j, k]
+        if not s > 0.0:
+            return False
+        A[j, j] = math.sqrt(s)
+        for i in range(j + 1, n):
+            s = A[i, j]
+            for k in range(j):
+                s -= A[i, k] * A[j, k]
+            A[i, j] = s / A[j, j]
+    for i in range(n):
+        s = b[i]
+        for k in range(i):
+            s -= A[i, k] * b[k]
+        b[i] = s / A[i, i]
+    for i in range(n - 1, -1, -1):
+        s = b[i]
+        for k in range(i + 1, n):
+            s -= A[k, i] * b[k]
+        b[i] = s / A[i, i]
+    return True
+
+
+# ------------------------------------------------------------------------------------------------
+# hook points called by lgbench.mbs.kernels / residual
+# ------------------------------------------------------------------------------------------------
+
+@njit(cache=True)
 def chain_mass_matrix(sys, q, M):
-    """Add M(theta) of every chain into its diagonal block of M."""
-    return
+    """Add M(theta) of every chain into its diagonal block of M (CRBA)."""
+    n = sys.chain_int.shape[0]
+    if n == 0:
+        return
+    K = np.empty((n, K_WIDTH))
+    Ml = np.zeros((n, n))
+    _crba(sys, q, K, Ml)
+    for r in range(n):
+        kr = sys.chain_int[r, C_COORDINATE]
+        for c in range(n):
+            M[kr, sys.chain_int[c, C_COORDINATE]] += Ml[r, c]
 
 
 @njit(cache=True)
 def chain_generalized_forces(sys, q, v, t, g):
-    """Write tau - h(theta, theta') of every chain into its block of g."""
-    return
+    """Write tau - h(theta, theta') of every chain into its block of g (RNEA + joint controllers)."""
+    n = sys.chain_int.shape[0]
+    if n == 0:
+        return
+    K = np.empty((n, K_WIDTH))
+    out = np.empty(n)
+    _forces_local(sys, q, v, t, K, out)
+    for i in range(n):
+        g[sys.chain_int[i, C_COORDINATE]] = out[i]
 
 
 @njit(cache=True)
 def chain_kinetic_energy(sys, q, v):
-    return 0.0
+    """1/2 sum (m |v_c|^2 + w . I w) over the links."""
+    n = sys.chain_int.shape[0]
+    if n == 0:
+        return 0.0
+    K = np.empty((n, K_WIDTH))
+    _velocities(sys, q, v, K)
+    e = 0.0
+    for i in range(n):
+        w = _get3(K, i, K_W)
+        rc = _sub(_get3(K, i, K_C), _get3(K, i, K_O))
+        vc = _add(_get3(K, i, K_A), _cross(w, rc))
+        e += 0.5 * (sys.chain_real[i, R_MASS] * _dot(vc, vc) + _dot(w, _inertia_global(sys, K, i, w)))
+    return e
 
 
 @njit(cache=True)
 def chain_potential_energy(sys, q, v):
-    return 0.0
+    """Gravity (-sum m g . c) plus the springs of controllers with a CONSTANT set-point."""
+    n = sys.chain_int.shape[0]
+    if n == 0:
+        return 0.0
+    K = np.empty((n, K_WIDTH))
+    _kinematics(sys, q, K)
+    e = 0.0
+    for i in range(n):
+        e -= sys.chain_real[i, R_MASS] * _dot(_get3(sys.chain_real, i, R_GRAVITY), _get3(K, i, K_C))
+        if sys.chain_int[i, C_TRAJECTORY] == CONSTANT:
+            dx = sys.chain_real[i, R_TRAJECTORY] - q[sys.chain_int[i, C_COORDINATE]]
+            e += 0.5 * sys.chain_real[i, R_KP] * dx * dx
+    return e
 
 
 @njit(cache=True)
 def chain_accelerations(sys, q, v, t, a):
-    """Write theta'' = M^{-1}(tau - h) of every chain into its block of a (explicit integrators)."""
-    return
+    """Write theta'' = M^{-1}(tau - h) of every chain into its block of a (explicit integrators).
+
+    A mass matrix that is not positive definite gives NaN accelerations (reported as divergence).
+    """
+    n = sys.chain_int.shape[0]
+    if n == 0:
+        return
+    K = np.empty((n, K_WIDTH))
+    Ml = np.zeros((n, n))
+    rhs = np.empty(n)
+    _crba(sys, q, K, Ml)
+    _forces_local(sys, q, v, t, K, rhs)
+    if not _cholesky_solve(Ml, rhs):
+        rhs[:] = np.nan
+    for i in range(n):
+        a[sys.chain_int[i, C_COORDINATE]] = rhs[i]
+
+
+# ------------------------------------------------------------------------------------------------
+# compiled helpers for model outputs and tests
+# ------------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def chain_inverse_dynamics(sys, q, v, qdd, with_gravity):
+    """tau per chain row from the RNEA: M qdd + C v (- gravity terms if ``with_gravity``)."""
+    n = sys.chain_int.shape[0]
+    K = np.empty((n, K_WIDTH))
+    tau = np.zeros(n)
+    if n > 0:
+        _rnea(sys, q, v, qdd, True, with_gravity, K, tau)
+    return tau
+
+
+@njit(cache=True)
+def chain_mass_matrix_rows(sys, q):
+    """M(q) of the chain rows as an (n_rows x n_rows) matrix (CRBA)."""
+    n = sys.chain_int.shape[0]
+    K = np.empty((n, K_WIDTH))
+    Ml = np.zeros((n, n))
+    if n > 0:
+        _crba(sys, q, K, Ml)
+    return Ml
+
+
+@njit(cache=True)
+def chain_link_frame(sys, q, row):
+    """(R, origin) of the link frame (DH frame) of chain row ``row`` in the global frame."""
+    n = sys.chain_int.shape[0]
+    K = np.empty((n, K_WIDTH))
+    _kinematics(sys, q, K)
+    R = np.empty((3, 3))
+    for r in range(3):
+        for c in range(3):
+            R[r, c] = K[row, K_R + 3 * r + c]
+    return R, K[row, K_O:K_O + 3].copy()
+
+
+@njit(cache=True)
+def chain_setpoint(sys, row, t):
+    """(phi_d, phi_d', phi_d'') of chain row ``row`` at time t."""
+    return prescribed_motion(sys.chain_int[row, C_TRAJECTORY], sys.chain_real[row, R_TRAJECTORY],
+                             sys.chain_real[row, R_TRAJECTORY + 1], sys.chain_real[row, R_TRAJECTORY + 2], t)
+
+
+# ------------------------------------------------------------------------------------------------
+# Python side: chain description, DH kinematics, builder
+# ------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ChainLink:
+    """One joint + link of a chain in standard DH form (see the module docstring).
+
+    ``parent`` is the index of the parent link within the same ``add_chain`` call, -1 for the base,
+    None for the previous link (a serial chain). ``trajectory`` = (kind, p0, p1, p2) of the PD
+    set-point (``lgbench.mbs.trajectories``).
+    """
+
+    a: float = 0.0
+    alpha: float = 0.0
+    d: float = 0.0
+    offset: float = 0.0
+    joint: str = "revolute"
+    mass: float = 0.0
+    com: tuple = (0.0, 0.0, 0.0)
+    inertia: tuple = ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0), (0.0, 0.0, 0.0))
+    parent: int | None = None
+    kp: float = 0.0
+    kd: float = 0.0
+    damping: float = 0.0
+    trajectory: tuple = field(default=(CONSTANT, 0.0, 0.0, 0.0))
+
+
+def dh_transform(a: float, alpha: float, d: float, theta: float) -> tuple[np.ndarray, np.ndarray]:
+    """(R, p) of T = Rz(theta) Tz(d) Tx(a) Rx(alpha) (standard DH)."""
+    ct, st, ca, sa = np.cos(theta), np.sin(theta), np.cos(alpha), np.sin(alpha)
+    R = np.array([[ct, -st * ca, st * sa], [st, ct * ca, -ct * sa], [0.0, sa, ca]])
+    return R, np.array([a * ct, a * st, d])
+
+
+def dh_frames(links: list[ChainLink], q, base_rotation=None, base_position=None) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Global (R, origin) of every link frame at joint coordinates q (Python/numpy, for model builders)."""
+    base = (np.eye(3) if base_rotation is None else np.asarray(base_rotation, float),
+            np.zeros(3) if base_position is None else np.asarray(base_position, float))
+    frames = []
+    for i, link in enumerate(links):
+        parent = (i - 1 if link.parent is None else link.parent)
+        R_p, o_p = base if parent < 0 else frames[parent]
+        theta, d = link.offset, link.d
+        if link.joint == "revolute":
+            theta += q[i]
+        else:
+            d += q[i]
+        R_l, p_l = dh_transform(link.a, link.alpha, d, theta)
+        frames.append((R_p @ R_l, o_p + R_p @ p_l))
+    return frames
+
+
+def _vector(value, shape, field_name: str) -> np.ndarray:
+    try:
+        array = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"must be numbers, got {value!r}", field=field_name) from None
+    if array.shape != shape or not np.all(np.isfinite(array)):
+        raise InputError(f"must be finite numbers of shape {shape}, got {value!r}", field=field_name)
+    return array
+
+
+def _rows(links: list[ChainLink], gravity, base_rotation, base_position, chain_id: int, first_row: int):
+    gravity = _vector(gravity, (3,), "gravity")
+    base_R = _vector(np.eye(3) if base_rotation is None else base_rotation, (3, 3), "base_rotation")
+    if not np.allclose(base_R.T @ base_R, np.eye(3), atol=1e-12) or np.linalg.det(base_R) < 0:
+        raise InputError("must be a rotation matrix", field="base_rotation")
+    base_p = _vector(np.zeros(3) if base_position is None else base_position, (3,), "base_position")
+    rows = []
+    for k, link in enumerate(links):
+        where = f"links[{k}]"
+        if link.joint not in JOINT_TYPES:
+            raise InputError(f"unknown joint type {link.joint!r}", field=f"{where}.joint", allowed=list(JOINT_TYPES))
+        parent = k - 1 if link.parent is None else int(link.parent)
+        if not -1 <= parent < k:
+            raise InputError(f"parent must be -1 (base) or an earlier link (0..{k - 1}), got {parent}",
+                             field=f"{where}.parent")
+        dh = _vector([link.a, link.alpha, link.d, link.offset], (4,), f"{where}.dh")
+        mass = float(_vector(link.mass, (), f"{where}.mass"))
+        if mass < 0.0:
+            raise InputError(f"must be non-negative, got {mass}", field=f"{where}.mass")
+        com = _vector(link.com, (3,), f"{where}.com")
+        inertia = _vector(link.inertia, (3, 3), f"{where}.inertia")
+        scale = max(np.abs(inertia).max(), 1e-300)
+        if not np.allclose(inertia, inertia.T, rtol=0.0, atol=1e-12 * scale):
+            raise InputError("must be symmetric", field=f"{where}.inertia")
+        eig = np.linalg.eigvalsh(inertia)
+        if eig.min() < -1e-12 * scale:
+            raise InputError(f"must be positive semi-definite, eigenvalues {eig.tolist()}",
+                             field=f"{where}.inertia")
+        gains = _vector([link.kp, link.kd, link.damping], (3,), f"{where}.gains")
+        if np.any(gains < 0.0):
+            raise InputError(f"kp, kd and damping must be non-negative, got {gains.tolist()}",
+                             field=f"{where}.gains")
+        kind = int(link.trajectory[0])
+        if kind not in (CONSTANT, BANG_BANG):
+            raise InputError(f"unknown set-point kind {kind}", field=f"{where}.trajectory",
+                             allowed=[f"{CONSTANT} (constant)", f"{BANG_BANG} (bang-bang)"])
+        traj = _vector(list(link.trajectory[1:]) + [0.0] * (4 - len(link.trajectory)), (3,),
+                       f"{where}.trajectory")
+        if kind == BANG_BANG and traj[2] <= 0.0:
+            raise InputError(f"switch time must be positive, got {traj[2]}", field=f"{where}.trajectory")
+        ints = np.zeros(CHAIN_INT_WIDTH, dtype=np.int64)
+        ints[C_JOINT] = JOINT_TYPES[link.joint]
+        ints[C_PARENT] = BASE if parent < 0 else first_row + parent
+        ints[C_CHAIN] = chain_id
+        ints[C_TRAJECTORY] = kind
+        reals = np.zeros(CHAIN_REAL_WIDTH)
+        reals[R_A:R_OFFSET + 1] = dh
+        reals[R_MASS] = mass
+        reals[R_COM:R_COM + 3] = com
+        reals[R_INERTIA:R_INERTIA + 9] = inertia.ravel()
+        reals[R_GRAVITY:R_GRAVITY + 3] = gravity
+        reals[R_KP], reals[R_KD], reals[R_DAMPING] = gains
+        reals[R_TRAJECTORY:R_TRAJECTORY + 3] = traj
+        reals[R_BASE_ROTATION:R_BASE_ROTATION + 9] = base_R.ravel()
+        reals[R_BASE_POSITION:R_BASE_POSITION + 3] = base_p
+        rows.append((ints, reals))
+    return rows
+
+
+def add_chain(builder, links: list[ChainLink], gravity=(0.0, 0.0, -9.81), base_rotation=None,
+              base_position=None, chain_id: int = 0) -> list[int]:
+    """Add a serial chain (or tree) fixed to the ground in minimal coordinates; returns the indices
+    of its joint coordinates in q and v. Bad link data raise InputError naming the link and field."""
+    if not links:
+        raise InputError("a chain needs at least one link", field="links")
+    first_row = len(builder._chain)     # rows already in the builder (parents index global rows)
+    rows = _rows(links, gravity, base_rotation, base_position, chain_id, first_row)
+    return [builder.add_chain_joint(ints, reals) for ints, reals in rows]

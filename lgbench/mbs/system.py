@@ -42,8 +42,9 @@ BODY_TORQUE = 1      # force_real[0:3] = constant torque in the body frame (foll
 GLOBAL_TORQUE = 2    # force_real[0:3] = constant torque in the global frame
 POINT_SPRING_DAMPER = 3  # linear spring-damper per global axis between a body point and a ground point:
                          # [0:3] stiffness, [3:6] damping, [6:9] point in the body frame, [9:12] ground point
-F_TYPE, F_BODY = range(2)
-FORCE_REAL_WIDTH = 12
+F_TYPE, F_BODY, F_OTHER = range(3)   # F_OTHER: second body of a force element (-1: none)
+FORCE_INT_WIDTH = 3
+FORCE_REAL_WIDTH = 16
 
 # joint primitives (lgbench/mbs/constraints.py); joint_int = [type, body1, body2 (-1 = ground),
 # first constraint row, rows]; body-frame data are global for ground
@@ -75,6 +76,7 @@ class SystemArrays(NamedTuple):
     joint_real: np.ndarray  # (n_joints, JOINT_REAL_WIDTH) float64
     chain_int: np.ndarray   # (n_chain_joints, CHAIN_INT_WIDTH) int64, see lgbench/mbs/chain.py
     chain_real: np.ndarray  # (n_chain_joints, CHAIN_REAL_WIDTH) float64
+    force_groups: np.ndarray  # (n_groups, max_group_size) int64: velocity indices, -1 padded
 
 
 class SystemBuilder:
@@ -186,14 +188,16 @@ class SystemBuilder:
             self._primitive(PERPENDICULAR, body1, body2, frame[k], relative.T @ frame[(k + 1) % 3])
         return first
 
-    def add_force(self, force_type: int, body: int, values) -> int:
+    def add_force(self, force_type: int, body: int, values, other: int = GROUND) -> int:
+        """A force element on ``body`` (and on ``other`` for two-body elements)."""
         if not 0 <= body < len(self._bodies):
             raise InputError(f"force on unknown body {body}", field="body",
                              allowed=[str(i) for i in range(len(self._bodies))])
+        self._check_body(other, "other")
         real = np.zeros(FORCE_REAL_WIDTH)
         values = np.asarray(values, dtype=float)
         real[: values.size] = values
-        self._forces.append(([force_type, body], real))
+        self._forces.append(([force_type, body, other], real))
         return len(self._forces) - 1
 
     def add_point_spring_damper(self, body: int, stiffness, damping, point=(0.0, 0.0, 0.0),
@@ -232,7 +236,7 @@ class SystemBuilder:
     def build(self) -> SystemArrays:
         body_int = np.array([b[0] for b in self._bodies], dtype=np.int64).reshape(-1, BODY_INT_WIDTH)
         body_real = np.array([b[1] for b in self._bodies], dtype=np.float64).reshape(-1, BODY_REAL_WIDTH)
-        force_int = np.array([f[0] for f in self._forces], dtype=np.int64).reshape(-1, 2)
+        force_int = np.array([f[0] for f in self._forces], dtype=np.int64).reshape(-1, FORCE_INT_WIDTH)
         force_real = np.array([f[1] for f in self._forces], dtype=np.float64).reshape(-1, FORCE_REAL_WIDTH)
         joint_int = np.array([j[0] for j in self._joints], dtype=np.int64).reshape(-1, JOINT_INT_WIDTH)
         joint_real = np.array([j[1] for j in self._joints], dtype=np.float64).reshape(-1, JOINT_REAL_WIDTH)
@@ -240,7 +244,36 @@ class SystemBuilder:
         chain_real = np.array([c[1] for c in self._chain], dtype=np.float64).reshape(-1, CHAIN_REAL_WIDTH)
         sizes = np.array([self.nq, self.nv, self.nc], dtype=np.int64)
         return SystemArrays(sizes, body_int, body_real, force_int, force_real, joint_int, joint_real,
-                            chain_int, chain_real)
+                            chain_int, chain_real, self._force_groups(force_int))
+
+    def _force_groups(self, force_int: np.ndarray) -> np.ndarray:
+        """Velocity indices of the groups of bodies coupled by force elements (and of the chain).
+
+        The generalized forces of one group do not depend on another group's coordinates, so
+        finite-difference Jacobians perturb one coordinate of every group at once.
+        """
+        parent = list(range(len(self._bodies)))
+
+        def root(i: int) -> int:
+            while parent[i] != i:
+                parent[i] = parent[parent[i]]
+                i = parent[i]
+            return i
+
+        for _, body, other in force_int:
+            if other != GROUND:
+                parent[root(body)] = root(other)
+        groups: dict[int, list[int]] = {}
+        for i, (row, _) in enumerate(self._bodies):
+            groups.setdefault(root(i), []).extend(range(row[B_VSTART], row[B_VSTART] + row[B_NV]))
+        members = list(groups.values())
+        if self._chain:
+            members.append([int(c[0][C_COORDINATE]) for c in self._chain])
+        width = max((len(m) for m in members), default=0)
+        table = -np.ones((len(members), width), dtype=np.int64)
+        for k, m in enumerate(members):
+            table[k, : len(m)] = m
+        return table
 
 
 def _unit(vector, field: str) -> np.ndarray:

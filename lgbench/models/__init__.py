@@ -1,7 +1,11 @@
 """Benchmark mechanisms (layer 3): one module per model, registered here."""
 from lgbench.models.base import BuiltModel, Model
 from lgbench.models import heavy_top, heavy_top_constrained
+from lgbench.models import rotor
+from lgbench.models import slider_crank
+from lgbench.models import puma560
 
-MODELS: dict[str, Model] = {m.name: m for m in (heavy_top.MODEL, heavy_top_constrained.MODEL)}
+MODELS: dict[str, Model] = {m.name: m for m in (heavy_top.MODEL, heavy_top_constrained.MODEL, rotor.MODEL,
+                                                  slider_crank.MODEL, puma560.MODEL)}
 
 __all__ = ["MODELS", "Model", "BuiltModel"]
