@@ -20,13 +20,13 @@ chain_int table may hold several chains or a branched tree (Featherstone's lambd
 
 Dynamics (R. Featherstone, Rigid Body Dynamics Algorithms, Springer 2008):
 - h(theta, theta') = C(theta, theta') theta' + gravity terms by the recursive Newton-Euler
-  algorithm (RNEA, Featherstone Sect. 5.3, Table 5.1), written with 3-vectors in the global frame
+  algorithm (RNEA, Featherstone Sect. 5.3), written with 3-vectors in the global frame
   (Luh-Walker-Paul form): forward pass for the angular velocity and acceleration of every link
   and the acceleration of its frame origin and centre of mass, Newton-Euler equations at the
   centre of mass (gravity entered per link as the force m g), backward pass accumulating the
   force and moment each link receives through its joint; tau_i = z . n_i (revolute), z . f_i
   (prismatic).
-- M(theta) by the composite-rigid-body algorithm (CRBA, Featherstone Sect. 6.2, Table 6.2) with
+- M(theta) by the composite-rigid-body algorithm (CRBA, Featherstone Sect. 6.2) with
   every spatial quantity in Plücker coordinates of the global frame at the global origin: the
   composite spatial inertia of the subtree of i is the plain sum of its links' inertias (no
   coordinate transforms), F = I^C_i S_i, M_ii = S_i . F and M_ji = S_j . F for every ancestor j.
@@ -260,7 +260,7 @@ def _velocities(sys, q, v, K):
 
 @njit(cache=True)
 def _rnea(sys, q, v, qdd, with_acceleration, with_gravity, K, tau):
-    """Recursive Newton-Euler (Featherstone Table 5.1 in global 3-vectors): tau[row] = joint force.
+    """Recursive Newton-Euler (Featherstone Sect. 5.3, in global 3-vectors): tau[row] = joint force.
 
     tau = M(q) qdd + C(q, v) v - (gravity terms); qdd is read only if ``with_acceleration``, the
     links' gravity only if ``with_gravity``. q, v, qdd are indexed like the global state.
@@ -328,7 +328,7 @@ def _motion_subspace(sys, K, i):
 
 @njit(cache=True)
 def _crba(sys, q, K, Ml):
-    """Composite-rigid-body algorithm (Featherstone Table 6.2): Ml[row, row] = M(q)."""
+    """Composite-rigid-body algorithm (Featherstone Sect. 6.2): Ml[row, row] = M(q)."""
     _kinematics(sys, q, K)
     n = sys.chain_int.shape[0]
     for i in range(n):
@@ -681,6 +681,6 @@ def add_chain(builder, links: list[ChainLink], gravity=(0.0, 0.0, -9.81), base_r
     of its joint coordinates in q and v. Bad link data raise InputError naming the link and field."""
     if not links:
         raise InputError("a chain needs at least one link", field="links")
-    first_row = len(builder._chain)     # rows already in the builder (parents index global rows)
+    first_row = builder.n_chain_rows     # rows already in the builder (parents index global rows)
     rows = _rows(links, gravity, base_rotation, base_position, chain_id, first_row)
     return [builder.add_chain_joint(ints, reals) for ints, reals in rows]

@@ -25,6 +25,7 @@ FORMULATIONS = {
     "F1": "Tait-Bryan xyz angles, classical formulation 1 (angular velocity as velocity; explicit only)",
     "EP-F1": "Euler parameters, classical formulation 1 (angular velocity as velocity; explicit only)",
     "EP": "Euler parameters, classical formulation 2 with the unit-length constraint (implicit only)",
+    "Min": "minimal (joint) coordinates of serial chains: CRBA mass matrix, RNEA bias forces",
 }
 
 # Number of rotation coordinates and rotational velocity coordinates per formulation code.
@@ -34,5 +35,5 @@ LIE_GROUP = {RV: True, RXYZ: False, F1: False, EP_F1: False, EP: False}
 
 # Formulations usable by explicit RK/RKMK (no algebraic constraint of their own) and by implicit
 # second-order integrators (velocity coordinates = coordinate rates, or a Lie group node).
-EXPLICIT_FORMULATIONS = ("RV", "Rxyz", "F1", "EP-F1")
-IMPLICIT_FORMULATIONS = ("RV", "Rxyz", "EP")
+EXPLICIT_FORMULATIONS = ("RV", "Rxyz", "F1", "EP-F1", "Min")
+IMPLICIT_FORMULATIONS = ("RV", "Rxyz", "EP", "Min")

@@ -24,7 +24,7 @@ from lgbench.mbs.dense import cross, mat3_vec, mat3t_vec, solve_small
 from lgbench.mbs.formulations import EP, EP_F1, F1, RV, RXYZ
 from lgbench.mbs.system import (
     B_COM, B_FORM, B_INERTIA, B_INERTIA_INV, B_KIND, B_MASS, B_QSTART, B_VSTART, BODY_TORQUE, C_COORDINATE,
-    F_BODY, F_TYPE, FREE, GLOBAL_TORQUE, GRAVITY, POINT_SPRING_DAMPER,
+    F_BODY, F_TYPE, FREE, GLOBAL_TORQUE, GRAVITY, POINT_SPRING_DAMPER, RAMP_BODY_TORQUE,
 )
 
 OK = 0
@@ -192,6 +192,9 @@ def applied_loads(sys, q, v, t, force, torque):
             torque[i] += p[0:3]
         elif ftype == GLOBAL_TORQUE:
             torque[i] += mat3t_vec(R, p[0:3])
+        elif ftype == RAMP_BODY_TORQUE:
+            factor = 1.0 if p[3] <= 0.0 else min(t / p[3], 1.0)
+            torque[i] += factor * p[0:3]
         elif ftype == POINT_SPRING_DAMPER:
             position, velocity = body_point_motion(sys, i, q, v, p[6:9])
             f = np.empty(3)

@@ -42,6 +42,7 @@ BODY_TORQUE = 1      # force_real[0:3] = constant torque in the body frame (foll
 GLOBAL_TORQUE = 2    # force_real[0:3] = constant torque in the global frame
 POINT_SPRING_DAMPER = 3  # linear spring-damper per global axis between a body point and a ground point:
                          # [0:3] stiffness, [3:6] damping, [6:9] point in the body frame, [9:12] ground point
+RAMP_BODY_TORQUE = 4     # body-frame torque [0:3] * min(t / [3], 1) (a ramp to a constant torque)
 F_TYPE, F_BODY, F_OTHER = range(3)   # F_OTHER: second body of a force element (-1: none)
 FORCE_INT_WIDTH = 3
 FORCE_REAL_WIDTH = 16
@@ -209,6 +210,11 @@ class SystemBuilder:
             raise InputError("spring stiffness and damping must be non-negative", field="stiffness")
         values = np.concatenate([stiffness, damping, np.asarray(point, float), np.asarray(ground_point, float)])
         return self.add_force(POINT_SPRING_DAMPER, body, values)
+
+    @property
+    def n_chain_rows(self) -> int:
+        """Minimal-coordinate joints added so far (rows of chain_int)."""
+        return len(self._chain)
 
     def add_chain_joint(self, int_row, real_row) -> int:
         """Reserve one coordinate (q and v) for a minimal-coordinate joint; returns its index.
