@@ -21,10 +21,12 @@ from lgbench.mbs.chain import (
     chain_accelerations, chain_kinetic_energy, chain_potential_energy,
 )
 from lgbench.mbs.dense import cross, mat3_vec, mat3t_vec, solve_small
+from lgbench.mbs.trajectories import prescribed_motion
 from lgbench.mbs.formulations import EP, EP_F1, F1, RV, RXYZ
 from lgbench.mbs.system import (
     B_COM, B_FORM, B_INERTIA, B_INERTIA_INV, B_KIND, B_MASS, B_QSTART, B_VSTART, BODY_TORQUE, C_COORDINATE,
-    F_BODY, F_TYPE, FREE, GLOBAL_TORQUE, GRAVITY, POINT_SPRING_DAMPER, RAMP_BODY_TORQUE,
+    F_BODY, F_OTHER, F_TYPE, FREE, GLOBAL_TORQUE, GRAVITY, GROUND, JOINT_PD, POINT_SPRING_DAMPER,
+    RAMP_BODY_TORQUE,
 )
 
 OK = 0
@@ -192,6 +194,13 @@ def applied_loads(sys, q, v, t, force, torque):
             torque[i] += p[0:3]
         elif ftype == GLOBAL_TORQUE:
             torque[i] += mat3t_vec(R, p[0:3])
+        elif ftype == JOINT_PD:
+            other = sys.force_int[k, F_OTHER]
+            tau, axis = joint_pd_torque(sys, k, q, v, t)
+            torque[i] += mat3t_vec(R, tau * axis)
+            if other != GROUND:
+                R1, _ = body_pose(sys, other, q)
+                torque[other] -= mat3t_vec(R1, tau * axis)
         elif ftype == RAMP_BODY_TORQUE:
             factor = 1.0 if p[3] <= 0.0 else min(t / p[3], 1.0)
             torque[i] += factor * p[0:3]
@@ -243,6 +252,45 @@ def accelerations(sys, q, v, t, force, torque, a):
     if sys.chain_int.shape[0] > 0:
         chain_accelerations(sys, q, v, t, a)
     return OK
+
+
+@njit(cache=True)
+def _wrap(angle):
+    return math.atan2(math.sin(angle), math.cos(angle))
+
+
+@njit(cache=True)
+def joint_angle(sys, k, q, v, t):
+    """(phi, phi', global axis) of the revolute joint of force element k (a JOINT_PD row).
+
+    phi is measured from reference 1 to reference 2 about the axis, continued from the set-point
+    phi_d(t) (phi = phi_d + wrap(phi_measured - phi_d)), so it does not jump by 2 pi.
+    """
+    p = sys.force_real[k]
+    body = sys.force_int[k, F_BODY]
+    other = sys.force_int[k, F_OTHER]
+    R2, _, _, omega2 = body_state(sys, body, q, v)
+    if other == GROUND:
+        R1 = np.eye(3)
+        omega1 = np.zeros(3)
+    else:
+        R1, _, _, omega1 = body_state(sys, other, q, v)
+    axis = mat3_vec(R1, p[0:3])
+    e1 = mat3_vec(R1, p[3:6])
+    e2 = mat3_vec(R2, p[6:9])
+    measured = math.atan2(axis @ cross(e1, e2), e1 @ e2)
+    phi_d, _, _ = prescribed_motion(int(p[11]), p[12], p[13], p[14], t)
+    rate = axis @ (mat3_vec(R2, omega2) - mat3_vec(R1, omega1))
+    return phi_d + _wrap(measured - phi_d), rate, axis
+
+
+@njit(cache=True)
+def joint_pd_torque(sys, k, q, v, t):
+    """(torque about the axis on body 2, global axis) of the JOINT_PD force element k."""
+    p = sys.force_real[k]
+    phi, rate, axis = joint_angle(sys, k, q, v, t)
+    phi_d, rate_d, _ = prescribed_motion(int(p[11]), p[12], p[13], p[14], t)
+    return p[9] * (phi_d - phi) + p[10] * (rate_d - rate), axis
 
 
 @njit(cache=True)

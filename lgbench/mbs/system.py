@@ -43,6 +43,11 @@ GLOBAL_TORQUE = 2    # force_real[0:3] = constant torque in the global frame
 POINT_SPRING_DAMPER = 3  # linear spring-damper per global axis between a body point and a ground point:
                          # [0:3] stiffness, [3:6] damping, [6:9] point in the body frame, [9:12] ground point
 RAMP_BODY_TORQUE = 4     # body-frame torque [0:3] * min(t / [3], 1) (a ramp to a constant torque)
+JOINT_PD = 5             # PD controller / rotational spring-damper on a revolute joint between ``other``
+                         # (body 1, -1 = ground) and ``body`` (body 2): [0:3] axis in body 1, [3:6] zero-angle
+                         # reference vector in body 1 (normal to the axis), [6:9] its partner in body 2,
+                         # [9] Kp, [10] Kd, [11] set-point kind, [12:15] set-point parameters
+                         # (lgbench/mbs/trajectories.py)
 F_TYPE, F_BODY, F_OTHER = range(3)   # F_OTHER: second body of a force element (-1: none)
 FORCE_INT_WIDTH = 3
 FORCE_REAL_WIDTH = 16
@@ -238,6 +243,22 @@ class SystemBuilder:
         self.nq += 1
         self.nv += 1
         return index
+
+    def add_joint_pd_controller(self, body1: int, axis1, reference1, body2: int, reference2, kp: float,
+                                kd: float, setpoint_kind: int, setpoint_params) -> int:
+        """Torque Kp (phi_d - phi) + Kd (phi_d' - phi') about a revolute joint axis on body2 (and its
+        reaction on body1); phi is the angle from reference1 (body1) to reference2 (body2)."""
+        if kp < 0 or kd < 0:
+            raise InputError("controller gains must be non-negative", field="kp")
+        axis = _unit(axis1, "axis1")
+        values = np.zeros(FORCE_REAL_WIDTH)
+        values[0:3] = axis
+        values[3:6] = _unit(reference1, "reference1")
+        values[6:9] = _unit(reference2, "reference2")
+        values[9], values[10], values[11] = kp, kd, setpoint_kind
+        params = np.asarray(setpoint_params, dtype=float)
+        values[12:12 + params.size] = params
+        return self.add_force(JOINT_PD, body2, values, other=body1)
 
     def build(self) -> SystemArrays:
         body_int = np.array([b[0] for b in self._bodies], dtype=np.int64).reshape(-1, BODY_INT_WIDTH)

@@ -45,7 +45,11 @@ from lgbench.mbs.chain import (
     ChainLink, add_chain, chain_kinetic_energy, chain_link_frame, chain_mass_matrix_rows,
     chain_potential_energy, chain_setpoint, dh_frames,
 )
-from lgbench.mbs.system import SystemBuilder
+from lgbench.mbs.assembly import assemble_positions
+from lgbench.mbs.coordinates import free_body_coordinates
+from lgbench.mbs.kernels import body_pose, joint_angle, kinetic_energy, potential_energy
+from lgbench.mbs.system import FREE, GRAVITY, GROUND, SystemBuilder
+from lgbench.mbs.trajectories import prescribed_motion
 from lgbench.mbs.trajectories import BANG_BANG
 from lgbench.models.base import BuiltModel, Model, positive_scalar, vector3
 
@@ -165,12 +169,79 @@ def puma_outputs(sys, q, v, lam, t):
     return out
 
 
+LINK1_REGULARISED_MASS = 20.0
+"""Link 1 has zero mass and inertia diag(0, 0.35, 0) in Corke's data; its centre of mass lies on
+joint axis 1, so in absolute coordinates it gets this mass and 0.35 kg m^2 about all three axes: only
+the inertia about joint axis 1 (0.35, link-frame y) enters the joint motion (as in exudyn's model).
+Its potential energy adds a constant 20 * 9.81 * d_1 = 131.8 J to the absolute models' energy."""
+
+
+WRIST_JOINT_ROW = 15
+"""joint_int row of joint 6's coincident-point primitive (3 primitives per revolute joint); its
+body-1 point (in link 6) is the origin of DH frame 5 = origin of DH frame 6 (d_6 = a_6 = 0)."""
+
+
+@njit(cache=True)
+def puma_absolute_outputs(sys, q, v, lam, t):
+    """As ``puma_outputs`` for the absolute-coordinate model: joint angles from the PD elements."""
+    out = np.empty(11)
+    err = 0.0
+    first = sys.force_int.shape[0] - 6
+    for i in range(6):
+        phi, _, _ = joint_angle(sys, first + i, q, v, t)
+        p = sys.force_real[first + i]
+        phi_d, _, _ = prescribed_motion(int(p[11]), p[12], p[13], p[14], t)
+        out[i] = phi
+        err += (phi - phi_d) ** 2
+    R6, x6 = body_pose(sys, 5, q)
+    out[6:9] = x6 + R6 @ sys.joint_real[WRIST_JOINT_ROW, 0:3]
+    out[9] = kinetic_energy(sys, q, v) + potential_energy(sys, q, v)
+    out[10] = math.sqrt(err)
+    return out
+
+
+def build_absolute(formulation: str, params: dict, links: list[ChainLink], gravity: np.ndarray) -> BuiltModel:
+    """Six free bodies on the DH link frames (reference point = centre of mass), revolute joint i about
+    z_{i-1} through origin_{i-1}, and a PD element per joint whose zero angle is x_{i-1} = x_i (so
+    that the measured angle is the DH joint angle theta_i)."""
+    theta0 = initial_angles(params)
+    frames = link_frames(links, theta0)
+    kp, kd = _six(params, "kp", nonnegative=True), _six(params, "kd", nonnegative=True)
+    acceleration, t_switch = _six(params, "acceleration"), positive_scalar(params, "t_switch")
+    builder = SystemBuilder()
+    bodies, centres = [], []
+    for i, (mass, com, inertia) in enumerate(link_inertial(links)):
+        if mass <= 0.0:
+            mass, inertia = LINK1_REGULARISED_MASS, np.diag([inertia[1, 1]] * 3)
+        bodies.append(builder.add_body(FREE, formulation, mass, inertia, name=f"link {i + 1}"))
+        centres.append(frames[i][1] + frames[i][0] @ com)
+        builder.add_force(GRAVITY, bodies[-1], gravity)
+    previous = [(np.eye(3), np.zeros(3))] + frames[:-1]
+    for i, body in enumerate(bodies):
+        R_prev, origin = previous[i]
+        R_i = frames[i][0]
+        parent = GROUND if i == 0 else bodies[i - 1]
+        # joint data of the parent side: global for ground, else in the parent's (link i-1) frame
+        parent_point = origin if i == 0 else R_prev.T @ (origin - centres[i - 1])
+        builder.add_revolute_joint(body, R_i.T @ (origin - centres[i]), R_i.T @ R_prev[:, 2],
+                                   parent, parent_point, [0.0, 0.0, 1.0] if i else R_prev[:, 2])
+    for i, body in enumerate(bodies):
+        builder.add_joint_pd_controller(GROUND if i == 0 else bodies[i - 1], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0],
+                                        body, [1.0, 0.0, 0.0], kp[i], kd[i], BANG_BANG,
+                                        [theta0[i], acceleration[i], t_switch])
+    system = builder.build()
+    blocks = [free_body_coordinates(formulation, centres[i], frames[i][0], np.zeros(3), np.zeros(3))
+              for i in range(6)]
+    q0 = assemble_positions(system, np.concatenate([b[0] for b in blocks]))
+    v0 = np.concatenate([b[1] for b in blocks])
+    return BuiltModel(system, q0, v0, puma_absolute_outputs, OUTPUTS)
+
+
 def build(formulation: str, params: dict) -> BuiltModel:
     links = dh_links(params)
     gravity = vector3(params, "gravity")
     if formulation != "Min":
-        raise InputError(f"formulation '{formulation}' of puma560 is not built yet", field="formulation",
-                         allowed=["Min"])
+        return build_absolute(formulation, params, links, gravity)
     builder = SystemBuilder()
     coordinates = add_chain(builder, links, gravity=gravity)
     system = builder.build()
@@ -189,7 +260,7 @@ MODEL = Model(
     description="Puma 560, 6 revolute joints with PD controllers tracking constant-acceleration "
                 "point-to-point motions (paper 000 Sect. 4.4, eq. 45, Tables 9 and 10)",
     defaults=DEFAULTS,
-    formulations=["Min"],
+    formulations=["Min", "RV", "Rxyz", "EP"],
     outputs=list(OUTPUTS),
     output_groups={"phi": list(PHI), "ee": ["ee_x", "ee_y", "ee_z"]},
     builder=build,
