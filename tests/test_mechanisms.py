@@ -27,6 +27,18 @@ def test_v8_crankshaft_speeds_up_under_the_drive_torque():
     assert result.statistics["max_constraint_residual"] < 1e-10
 
 
+def test_v8_energy_gain_equals_the_work_of_the_drive_torque():
+    runs = [run_single(RunSpec("v8_crank", "RV", "generalized-alpha", h, 0.05, options=TIGHT), n_samples=2001)
+            for h in (1e-4, 5e-5)]
+    gaps = []
+    for r in runs:
+        t, power, energy = r.series["t"], r.series["drive_power"], r.series["energy"]
+        work = np.sum(0.5 * (power[1:] + power[:-1]) * np.diff(t))
+        gaps.append(abs((energy[-1] - energy[0]) - work) / work)
+    # closes to the integration error (numerical dissipation of generalized-alpha, O(h^2))
+    assert gaps[1] < 1e-3 and gaps[0] / gaps[1] > 3
+
+
 def test_slider_crank_energy_is_the_paper_code_value_with_a_mid_crank_centre_of_mass():
     model = MODELS["slider_crank"].build("RV", {"crank_com_offset": 0.04})
     energy = model.outputs(model.system, model.q0, model.v0, np.zeros(17), 0.0)[2]

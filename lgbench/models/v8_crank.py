@@ -20,7 +20,8 @@ normal to the rod and to x); per piston a prismatic joint to ground along its cy
 17 x 7 = 119 coordinates, 17 norm + 101 joint = 118 constraints, one degree of freedom.
 Positions are computed from the crank angle (closed form), velocities projected with the crank
 speed kept. Outputs: crank angle (about x, wrapped), crank rate, the 8 piston strokes (distance of
-the piston pin from the crank axis along its cylinder), energy.
+the piston pin from the crank axis along its cylinder), energy, drive power (its time integral is
+the work that closes the energy balance).
 """
 from __future__ import annotations
 
@@ -54,7 +55,10 @@ DEFAULTS = {
 PIN_ANGLES = np.radians([0.0, 90.0, 270.0, 180.0])   # cross-plane crankshaft
 BANK_ANGLE = np.radians(45.0)
 N_CYLINDERS = 8
-OUTPUTS = ("crank_angle", "crank_rate") + tuple(f"piston_{k + 1}" for k in range(N_CYLINDERS)) + ("energy",)
+OUTPUTS = (("crank_angle", "crank_rate") + tuple(f"piston_{k + 1}" for k in range(N_CYLINDERS))
+           + ("energy", "drive_power"))
+DRIVE_FORCE = 17
+"""Index of the drive-torque element (after the 17 gravity elements)."""
 
 
 def cylinder_layout(params: dict):
@@ -83,7 +87,7 @@ def piston_stroke(big_end: np.ndarray, axis: np.ndarray, x: float, rod: float) -
 
 @njit(cache=True)
 def v8_outputs(sys, q, v, lam, t):
-    out = np.empty(11)
+    out = np.empty(12)
     R, _ = body_pose(sys, 0, q)
     _, _, _, omega = body_state(sys, 0, q, v)
     out[0] = np.arctan2(R[2, 1], R[1, 1])
@@ -93,6 +97,9 @@ def v8_outputs(sys, q, v, lam, t):
         side = -1.0 if k % 2 == 0 else 1.0
         out[2 + k] = side * np.sin(np.pi / 4) * x[1] + np.cos(np.pi / 4) * x[2]
     out[10] = kinetic_energy(sys, q, v) + potential_energy(sys, q, v)
+    p = sys.force_real[DRIVE_FORCE]
+    ramp = 1.0 if p[3] <= 0.0 else min(t / p[3], 1.0)
+    out[11] = ramp * (p[0:3] @ omega)     # power of the drive torque (body frame)
     return out
 
 
