@@ -5,33 +5,13 @@ from numba import njit
 
 @njit(cache=True)
 def solve_small(A, b):
-    """Solve A x = b by Gaussian elimination with partial pivoting; returns (x, ok)."""
-    n = b.shape[0]
-    M = A.copy()
+    """Solve A x = b with ``lu_factor``/``lu_solve`` (A, b untouched); returns (x, ok)."""
+    LU = A.copy()
+    piv = np.zeros(b.shape[0], dtype=np.int64)
     x = b.copy()
-    for k in range(n):
-        p = k
-        big = abs(M[k, k])
-        for i in range(k + 1, n):
-            if abs(M[i, k]) > big:
-                big = abs(M[i, k])
-                p = i
-        if big == 0.0:
-            return x, False
-        if p != k:
-            for j in range(n):
-                M[k, j], M[p, j] = M[p, j], M[k, j]
-            x[k], x[p] = x[p], x[k]
-        for i in range(k + 1, n):
-            f = M[i, k] / M[k, k]
-            for j in range(k, n):
-                M[i, j] -= f * M[k, j]
-            x[i] -= f * x[k]
-    for k in range(n - 1, -1, -1):
-        s = x[k]
-        for j in range(k + 1, n):
-            s -= M[k, j] * x[j]
-        x[k] = s / M[k, k]
+    if not lu_factor(LU, piv):
+        return x, False
+    lu_solve(LU, piv, x)
     return x, True
 
 

@@ -11,9 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from lgbench.lie.euler_parameters import body_ep_matrix, ep_from_rotation_vector
 from lgbench.lie.so3 import exp_so3
-from lgbench.lie.tait_bryan import body_rate_matrix_rxyz, rxyz_from_rotation_matrix
+from lgbench.mbs.coordinates import rotation_coordinates
 from lgbench.mbs.kernels import angular_momentum, body_com, body_state, kinetic_energy, potential_energy
 from lgbench.mbs.system import FIXED_POINT, GRAVITY, SystemBuilder
 from lgbench.models.base import BuiltModel, Model, positive_scalar, vector3
@@ -32,8 +31,9 @@ OUTPUTS = ("com_x", "com_y", "com_z", "vcom_x", "vcom_y", "vcom_z", "omega_x", "
 
 
 @njit(cache=True)
-def heavy_top_outputs(sys, q, v, lam, t):
-    out = np.empty(11)
+def top_outputs(sys, q, v, out):
+    """COM position and velocity, body angular velocity, energy and vertical angular momentum of
+    body 0 (the top) into out[0:11]."""
     xc, vc = body_com(sys, 0, q, v)
     _, _, _, omega = body_state(sys, 0, q, v)
     out[0:3] = xc
@@ -41,25 +41,20 @@ def heavy_top_outputs(sys, q, v, lam, t):
     out[6:9] = omega
     out[9] = kinetic_energy(sys, q, v) + potential_energy(sys, q, v)
     out[10] = angular_momentum(sys, q, v)[2]
+
+
+@njit(cache=True)
+def heavy_top_outputs(sys, q, v, lam, t):
+    out = np.empty(11)
+    top_outputs(sys, q, v, out)
     return out
 
 
 def initial_rotation_state(formulation: str, psi0: np.ndarray, omega0: np.ndarray):
     """Rotation coordinates and rotational velocity coordinates for orientation psi0, body rate omega0."""
-    R0 = exp_so3(psi0)
     if formulation == "RV":
         return psi0.copy(), omega0.copy()
-    if formulation in ("Rxyz", "F1"):
-        theta = rxyz_from_rotation_matrix(R0)
-        if formulation == "F1":
-            return theta, omega0.copy()
-        return theta, np.linalg.solve(body_rate_matrix_rxyz(theta), omega0)
-    if formulation == "EP-F1":
-        return ep_from_rotation_vector(psi0), omega0.copy()
-    if formulation == "EP":
-        e = ep_from_rotation_vector(psi0)
-        return e, 0.5 * body_ep_matrix(e).T @ omega0
-    raise ValueError(formulation)
+    return rotation_coordinates(formulation, exp_so3(psi0), omega0)
 
 
 def build(formulation: str, params: dict) -> BuiltModel:

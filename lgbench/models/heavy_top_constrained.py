@@ -12,10 +12,9 @@ import numpy as np
 from numba import njit
 
 from lgbench.lie.so3 import exp_so3
-from lgbench.mbs.kernels import angular_momentum, body_com, body_state, kinetic_energy, potential_energy
 from lgbench.mbs.system import FREE, GRAVITY, SystemBuilder
 from lgbench.models.base import BuiltModel, Model, positive_scalar, vector3
-from lgbench.models.heavy_top import DEFAULTS, initial_rotation_state
+from lgbench.models.heavy_top import DEFAULTS, initial_rotation_state, top_outputs
 
 OUTPUTS = ("com_x", "com_y", "com_z", "vcom_x", "vcom_y", "vcom_z", "omega_x", "omega_y", "omega_z",
            "energy", "angular_momentum_z", "lambda_x", "lambda_y", "lambda_z")
@@ -24,13 +23,7 @@ OUTPUTS = ("com_x", "com_y", "com_z", "vcom_x", "vcom_y", "vcom_z", "omega_x", "
 @njit(cache=True)
 def heavy_top_constrained_outputs(sys, q, v, lam, t):
     out = np.empty(14)
-    xc, vc = body_com(sys, 0, q, v)
-    _, _, _, omega = body_state(sys, 0, q, v)
-    out[0:3] = xc
-    out[3:6] = vc
-    out[6:9] = omega
-    out[9] = kinetic_energy(sys, q, v) + potential_energy(sys, q, v)
-    out[10] = angular_momentum(sys, q, v)[2]
+    top_outputs(sys, q, v, out)
     n = lam.shape[0]
     out[11:14] = lam[n - 3:n]
     return out
