@@ -46,11 +46,12 @@ def explicit_rk_step(sys, A, B, C, q, v, t, h, Ks, ks, dq, qs, vs, force, torque
         acc = 0.0
         for j in range(s):
             acc += B[j] * ks[j, k]
-        v[k] += h * acc
+        vs[k] = v[k] + h * acc
     update_coordinates(sys, q, dq, qs)
-    q[:] = qs
-    if not (all_finite(q) and all_finite(v)):
+    if not (all_finite(qs) and all_finite(vs)):
         return DIVERGED
+    q[:] = qs
+    v[:] = vs
     return OK
 
 

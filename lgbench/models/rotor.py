@@ -24,7 +24,7 @@ Mass (see ../shared/STUDIES.md, pitfall "Rotor parameters"): the printed values 
 steel disk, rho = 7850 kg/m^3, r = 0.05 m, L_r = 0.02 m, with m = rho pi r^2 L_r = 1.2331 kg:
 J_xx = m r^2 / 2 = 0.001541, J_yy = J_zz = m (3 r^2 + L_r^2) / 12 = 0.000812 and
 d = 2 D omega m = 5.165093 kg/s (omega = spin speed). The printed m = 1.223 kg reproduces none of
-them (it gives 0.001529, 0.000805, 5.1232), so it is read as a typo and lgbench uses m = 1.2331 kg
+them (it gives 0.001529, 0.000805, 5.123), so it is read as a typo and lgbench uses m = 1.2331 kg
 with the printed inertias and damping. Every one of them can be overridden on its own (``mass``,
 ``inertia``, ``stiffness_left``/``_right``, ``damping_left``/``_right``, ``spin_rpm``); they are not
 recomputed from each other.
@@ -39,9 +39,10 @@ be transverse, and since the torque acts about z, gravity is taken along -y so t
 eq. (44) act in the same x-y plane. Read literally (g = +9.81 in eq. 44), the torque then *adds*
 to the moment of the weight about the support midpoint (both -0.01 m g about z): the supports
 carry 0.4 m g (left) and 0.6 m g (right) at equilibrium, and the equilibrium of the spinning rotor
-is tilted by about 3e-3 rad about z. The rotor starts with undeformed springs (no preload): centre
-of mass at the origin, axis along x, no translational velocity, angular velocity [omega, 0, 0].
-It therefore falls onto its supports (translational modes near 12.8 Hz, damped within ~0.5 s) and,
+is tilted by -3.0e-3 rad about z (centre of mass 1.54 mm below the origin, p1 at y = -1.21 mm).
+The rotor starts with undeformed springs (no preload): centre of mass at the origin, axis along x,
+no translational velocity, angular velocity [omega, 0, 0].
+It therefore falls onto its supports (translational modes near 12.8 Hz, decay time ~0.25 s) and,
 because the spin makes the tilt gyroscopically stiff, precesses about the tilted equilibrium
 instead of tilting into it: p1 = [-L_L, 0, 0] circles in the y-z plane with the precession
 frequency of the conical backward-whirl mode,
@@ -49,11 +50,14 @@ frequency of the conical backward-whirl mode,
     omega_p ~ k_theta / (J_xx omega),  k_theta = k_L L_L^2 + k_R L_R^2 - (k_R L_R - k_L L_L)^2 / (k_L + k_R)
             = 80.0 N m / rad,           J_xx omega = 32.27 N m s  ->  omega_p = 2.48 rad/s, T = 2.53 s,
 
-the ~2.5 s (0.4 Hz) of Fig. 10. This period does not depend on the load; the load sets the radius
-of the circle. (With g = -9.81 in eq. 44, i.e. the torque cancelling the moment of the weight,
-the equilibrium is untilted and the precession is only excited through the small stiffness
-coupling k_R L_R - k_L L_L: set ``torque`` to [0, 0, 0.01 m g] to see it.) The nutation
-(forward-whirl) mode runs at about J_xx omega / J_yy = 39700 rad/s and is damped within ~0.05 s.
+the ~2.5 s (0.4 Hz) of Fig. 10; measured in lgbench (RV, RK44, h = 2e-5, phase of p1 about the
+fitted circle centre for t in [0.6, 4] s): 2.54 s, radius 0.30 mm (tests/test_rotor.py). The
+precession is hardly damped (decay rate ~ c_theta k_theta / (J_xx omega)^2 = 0.008 1/s). Its
+period does not depend on the load; the load sets the radius of the circle. (With g = -9.81 in
+eq. 44, i.e. the torque cancelling the moment of the weight, the equilibrium is untilted and the
+precession is only excited through the small stiffness coupling k_R L_R - k_L L_L: set ``torque``
+to [0, 0, 0.01 m g] to see it.) The nutation (forward-whirl) mode runs at about
+J_xx omega / J_yy = 39700 rad/s and is damped within ~0.05 s.
 
 Outputs: p1 (global position of the left-support body point), the centre of mass, the body-frame
 angular velocity, ``energy`` = kinetic + gravity + spring potential, and the two powers of the

@@ -170,9 +170,9 @@ def _failure_message(code: int, t: float, steps: int, system, q: np.ndarray) -> 
 
     message = f"{STATUS_MESSAGES[code]} at t = {t:.6g} s (step {steps + 1})"
     cosines = tait_bryan_pitch_cosines(system, q)
-    if cosines:
+    if cosines and all(np.isfinite(cosines)):
         closest = min(cosines)
-        near = "; the step runs into the gimbal-lock singularity" if closest < 0.5 else ""
+        near = "; near the gimbal-lock singularity" if closest < 0.5 else ""
         message += f"; Tait-Bryan |cos(pitch)| = {closest:.2e} at the last accepted step (0 = gimbal lock){near}"
     return message
 
