@@ -7,7 +7,7 @@ multibody kernels (``update_coordinates``, ``kinematic_rates``), so one loop ser
 import numpy as np
 from numba import njit
 
-from lgbench.integrators.stepping import is_due, step_end_time, step_plan
+from lgbench.integrators.stepping import record_due_samples, step_end_time, step_plan
 from lgbench.mbs.kernels import (
     DIVERGED, OK, accelerations, all_finite, kinematic_rates, update_coordinates,
 )
@@ -74,12 +74,9 @@ def integrate_explicit(sys, A, B, C, q, v, t0, t_end, h, sample_times, q_samples
     force = np.zeros((nb, 3))
     torque = np.zeros((nb, 3))
     total, last = step_plan(t0, t_end, h)
-    n_samples = sample_times.shape[0]
-    next_sample = 0
-    while next_sample < n_samples and is_due(sample_times[next_sample], t0, h):
-        q_samples[next_sample] = q
-        v_samples[next_sample] = v
-        next_sample += 1
+    no_lam = np.zeros(0)
+    no_lam_samples = np.zeros((sample_times.shape[0], 0))
+    next_sample = record_due_samples(sample_times, 0, t0, h, q, v, no_lam, q_samples, v_samples, no_lam_samples)
     steps = 0
     t = t0
     for n in range(total):
@@ -89,8 +86,6 @@ def integrate_explicit(sys, A, B, C, q, v, t0, t_end, h, sample_times, q_samples
             return status, steps, t
         steps += 1
         t = step_end_time(t0, t_end, h, n, total)
-        while next_sample < n_samples and is_due(sample_times[next_sample], t, h):
-            q_samples[next_sample] = q
-            v_samples[next_sample] = v
-            next_sample += 1
+        next_sample = record_due_samples(sample_times, next_sample, t, h, q, v, no_lam, q_samples, v_samples,
+                                         no_lam_samples)
     return OK, steps, t

@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit
 
 from lgbench.lie.so3 import tangent_operator_so3
-from lgbench.integrators.stepping import is_due, step_end_time, step_plan
+from lgbench.integrators.stepping import record_due_samples, step_end_time, step_plan
 from lgbench.mbs.constraints import constraint_curvature, constraint_matrix, constraint_residual
 from lgbench.mbs.dense import lu_factor, lu_solve
 from lgbench.mbs.formulations import RV
@@ -378,13 +378,7 @@ def integrate_implicit(sys, method, opts, q, v, vd, a_alg, lam, t0, t_end, h, sa
     of ||Phi|| and ||B v|| over all steps in ``stats``. Returns (status, steps, t_reached).
     """
     total, last = step_plan(t0, t_end, h)
-    n_samples = sample_times.shape[0]
-    next_sample = 0
-    while next_sample < n_samples and is_due(sample_times[next_sample], t0, h):
-        q_samples[next_sample] = q
-        v_samples[next_sample] = v
-        lam_samples[next_sample] = lam
-        next_sample += 1
+    next_sample = record_due_samples(sample_times, 0, t0, h, q, v, lam, q_samples, v_samples, lam_samples)
     steps = 0
     t = t0
     for n in range(total):
@@ -401,9 +395,6 @@ def integrate_implicit(sys, method, opts, q, v, vd, a_alg, lam, t0, t_end, h, sa
         bv = w.C @ v
         stats[ST_MAX_PHI] = max(stats[ST_MAX_PHI], phi_norm)
         stats[ST_MAX_BV] = max(stats[ST_MAX_BV], math.sqrt(np.sum(bv ** 2)))
-        while next_sample < n_samples and is_due(sample_times[next_sample], t, h):
-            q_samples[next_sample] = q
-            v_samples[next_sample] = v
-            lam_samples[next_sample] = lam
-            next_sample += 1
+        next_sample = record_due_samples(sample_times, next_sample, t, h, q, v, lam, q_samples, v_samples,
+                                         lam_samples)
     return OK, steps, t

@@ -25,3 +25,14 @@ def step_end_time(t0, t_end, h, n, total):
 @njit(cache=True)
 def is_due(sample_time, t, h):
     return sample_time <= t + SAMPLE_TOLERANCE * h
+
+
+@njit(cache=True)
+def record_due_samples(sample_times, next_sample, t, h, q, v, lam, q_samples, v_samples, lam_samples):
+    """Store the state at every sample time due at t (see ``is_due``); returns the next sample index."""
+    while next_sample < sample_times.shape[0] and is_due(sample_times[next_sample], t, h):
+        q_samples[next_sample] = q
+        v_samples[next_sample] = v
+        lam_samples[next_sample] = lam
+        next_sample += 1
+    return next_sample
