@@ -64,7 +64,7 @@ def run(study_file: Annotated[Path, typer.Argument(metavar="STUDY.yaml", help="S
     errors = read_frame(store.errors_path)
     for request in study.errors:
         typer.echo("")
-        typer.echo(_error_report(runs, errors, request.quantity, request.measure))
+        typer.echo(_error_report(runs, errors, request.quantity, request.label))
     if "newton_per_step" in runs.columns and runs["newton_per_step"].notna().any():
         typer.echo("")
         typer.echo(_newton_report(runs))

@@ -151,4 +151,4 @@ def test_unknown_quantity_lists_outputs_and_groups(tmp_path):
 
 def test_unknown_measure_lists_the_registered_measures(tmp_path):
     message = load_error(study_file(tmp_path, errors=[{"quantity": "com", "measure": "max"}]))
-    assert "field 'errors[0].measure'" in message and "allowed: norm_at_t_end" in message
+    assert "field 'errors[0].measure'" in message and "norm_at_t_end" in message and "max_relative_over_time" in message

@@ -4,8 +4,13 @@ Classical nodes follow paper 000 Alg. 2, Lie group nodes Alg. 3 (RKMK): the stag
 UAC(q_n, dq_i) and the coordinate slopes T_exp^{-1}(dq_i) v_i. The difference lives in the
 multibody kernels (``update_coordinates``, ``kinematic_rates``), so one loop serves both.
 """
+import time
+
 import numpy as np
 from numba import njit
+
+from lgbench.exceptions import InputError
+from lgbench.integrators.interface import Integration
 
 from lgbench.integrators.stepping import record_due_samples, step_end_time, step_plan
 from lgbench.mbs.kernels import (
@@ -89,3 +94,23 @@ def integrate_explicit(sys, A, B, C, q, v, t0, t_end, h, sample_times, q_samples
         next_sample = record_due_samples(sample_times, next_sample, t, h, q, v, no_lam, q_samples, v_samples,
                                          no_lam_samples)
     return OK, steps, t
+
+
+def run_explicit(system, tableau, q0, v0, h, t_end, sample_times) -> Integration:
+    """Warm-up step (compilation outside the timed region), then the timed fixed-step run."""
+    if system.sizes[2] > 0:
+        raise InputError("the model has constraints; explicit integrators need an unconstrained model "
+                         "(or the index-1 formulation with projection)", field="integrator")
+    ns = sample_times.shape[0]
+    q_samples = np.zeros((ns, q0.shape[0]))
+    v_samples = np.zeros((ns, v0.shape[0]))
+    integrate_explicit(system, tableau.A, tableau.B, tableau.C, q0.copy(), v0.copy(), 0.0, h, h,
+                       np.zeros(0), q_samples[:0], v_samples[:0])
+    q = q0.copy()
+    v = v0.copy()
+    start = time.process_time()
+    code, steps, t_reached = integrate_explicit(system, tableau.A, tableau.B, tableau.C, q, v, 0.0,
+                                                t_end, h, sample_times, q_samples, v_samples)
+    cpu = time.process_time() - start
+    return Integration(int(code), int(steps), float(t_reached), cpu, q, v, np.zeros(0), q_samples,
+                       v_samples, np.zeros((ns, 0)))

@@ -6,8 +6,12 @@ which one runs is decided per node by its formulation, not by the tableau.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+
+from lgbench.exceptions import InputError
+from lgbench.mbs.formulations import EXPLICIT_FORMULATIONS
 
 
 @dataclass(frozen=True)
@@ -21,10 +25,22 @@ class ButcherTableau:
     E: np.ndarray | None = None          # embedded weights of order ``embedded_order``
     embedded_order: int | None = None
     kind: str = "explicit"
+    formulations: tuple[str, ...] = EXPLICIT_FORMULATIONS
 
     @property
     def stages(self) -> int:
         return self.B.shape[0]
+
+    def validate_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        if options:
+            raise InputError(f"integrator '{self.name}' takes no options", field="options")
+        return {}
+
+    def integrate(self, system, q0, v0, options, h, t_end, sample_times):
+        """Fixed-step RK/RKMK run (paper 000 Alg. 2/3); see ``lgbench.integrators.interface``."""
+        from lgbench.integrators.explicit import run_explicit
+
+        return run_explicit(system, self, q0, v0, h, t_end, sample_times)
 
 
 def _tableau(name, order, A, B, C, description, E=None, embedded_order=None):

@@ -31,18 +31,29 @@ class Model:
     output_groups: dict[str, list[str]]
     builder: Callable[[str, dict[str, Any]], BuiltModel]
     sources: str = ""
+    exact: Callable[[dict[str, Any], np.ndarray], np.ndarray] | None = None   # (params, times) -> outputs
 
-    def build(self, formulation: str, overrides: dict[str, Any] | None = None) -> BuiltModel:
-        if formulation not in self.formulations:
-            raise InputError(f"model '{self.name}' has no formulation '{formulation}'",
-                             field="formulation", allowed=self.formulations)
+    def parameters(self, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The defaults with ``overrides`` applied; unknown keys are an InputError."""
         params = dict(self.defaults)
         for key, value in (overrides or {}).items():
             if key not in self.defaults:
                 raise InputError(f"unknown parameter '{key}' of model '{self.name}'",
                                  field=f"params.{key}", allowed=sorted(self.defaults))
             params[key] = value
-        return self.builder(formulation, params)
+        return params
+
+    def exact_outputs(self, overrides: dict[str, Any] | None, times: np.ndarray) -> np.ndarray:
+        """The closed-form solution's outputs, shape (len(times), len(outputs)), if the model has one."""
+        if self.exact is None:
+            raise InputError(f"model '{self.name}' has no exact solution", field="reference.exact")
+        return np.asarray(self.exact(self.parameters(overrides), np.asarray(times, dtype=float)))
+
+    def build(self, formulation: str, overrides: dict[str, Any] | None = None) -> BuiltModel:
+        if formulation not in self.formulations:
+            raise InputError(f"model '{self.name}' has no formulation '{formulation}'",
+                             field="formulation", allowed=self.formulations)
+        return self.builder(formulation, self.parameters(overrides))
 
 
 def positive_scalar(params: dict, key: str) -> float:

@@ -50,8 +50,8 @@ def error_rows(identifier: str, study: Study, result: RunResult,
     rows = []
     for request in study.errors:
         outputs = quantity_outputs(request.quantity, list(model.outputs), dict(model.output_groups))
-        value = MEASURES[request.measure].function(result, reference, outputs)
-        rows.append({"run_id": identifier, "quantity": request.quantity, "measure": request.measure,
+        value = MEASURES[request.measure].function(result, reference, outputs, request.window)
+        rows.append({"run_id": identifier, "quantity": request.quantity, "measure": request.label,
                      "value": value})
     return rows
 
@@ -127,7 +127,34 @@ def write_study_copy(study: Study, out_dir: Path) -> None:
     os.replace(temporary, target)
 
 
+def exact_reference(study: Study, samples: int | None) -> RunResult:
+    """The model's closed-form solution at t_end (and at the sample times) as a reference result."""
+    import numpy as np
+
+    model = models()[study.model]
+    params = {**study.params, **study.reference.params}
+    times = np.linspace(0.0, study.t_end, samples) if samples and samples > 1 else np.array([study.t_end])
+    values = model.exact_outputs(params, times)
+    final = {name: float(values[-1, j]) for j, name in enumerate(model.outputs)}
+    series = None
+    if samples:
+        series = {"t": times, **{name: values[:, j] for j, name in enumerate(model.outputs)}}
+    return RunResult(status="ok", message="exact solution", steps=0, cpu_s=0.0, t_final=study.t_end,
+                     final_outputs=final, series=series)
+
+
 def _reference(study: Study, store: ResultStore, samples: int | None, say: Progress) -> RunResult:
+    if study.reference.exact:
+        result = exact_reference(study, samples)
+        row = {"run_id": "reference", "model": study.model, "formulation": "exact", "integrator": "exact",
+               "variant": "", "h": 0.0, "t_end": study.t_end, "status": "ok", "message": result.message,
+               "steps": 0, "cpu_s": 0.0, "t_final": study.t_end, **result.final_outputs}
+        store.directory.mkdir(parents=True, exist_ok=True)
+        store.write_reference(row)
+        if samples and result.series is not None:
+            store.write_series("reference", result.series)
+        say("reference: the model's exact solution")
+        return result
     spec = reference_spec(study)
     say(f"reference {spec.formulation}-{spec.integrator} h={format_step(spec.h)} ...")
     result = single_run.run_single(spec, n_samples=samples)

@@ -109,7 +109,7 @@ def _column(runs, errors, column: str, method: str, study) -> dict[float, float]
     rows = _method_rows(runs, method)
     if column.startswith("error:"):
         quantity = column.removeprefix("error:")
-        measure = next((r.measure for r in study.errors if r.quantity == quantity), "norm_at_t_end")
+        measure = next((r.label for r in study.errors if r.quantity == quantity), "norm_at_t_end")
         table = error_table(runs, errors, quantity, measure)
         if method not in table.columns:
             return {}
@@ -156,8 +156,8 @@ def _describe(item) -> str:
 
 def _order(item, study, runs, errors) -> CheckResult:
     quantity = item.quantity or study.errors[0].quantity
-    measure = item.measure or next((r.measure for r in study.errors if r.quantity == quantity),
-                                   study.errors[0].measure)
+    measure = item.measure or next((r.label for r in study.errors if r.quantity == quantity),
+                                   study.errors[0].label)
     table = error_table(runs, errors, quantity, measure)
     description = f"{item.method}: order of {quantity} ({measure})"
     if item.method not in table.columns:

@@ -97,20 +97,50 @@ class Method(typing.NamedTuple):
 
 
 class Reference(_Strict):
-    """The reference run: same model and t_end; ``params`` add to the study's parameters."""
+    """The reference: a run of the same model and t_end (``params`` add to the study's parameters),
+    or ``exact: true`` for a model with a closed-form solution (e.g. a manufactured solution)."""
 
-    formulation: Name
-    integrator: Name
-    h: PositiveFloat
+    formulation: Name | None = None
+    integrator: Name | None = None
+    h: PositiveFloat | None = None
     options: dict[str, ParameterValue] = {}
     params: dict[str, ParameterValue] = {}
+    exact: bool = False
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> Reference:
+        numerical = {"formulation": self.formulation, "integrator": self.integrator, "h": self.h}
+        if self.exact:
+            if any(value is not None for value in numerical.values()) or self.options:
+                raise ValueError("an exact reference takes no formulation, integrator, h or options")
+        else:
+            missing = [name for name, value in numerical.items() if value is None]
+            if missing:
+                raise ValueError(f"a numerical reference needs {', '.join(missing)} (or 'exact: true')")
+        return self
 
 
 class ErrorRequest(_Strict):
-    """One error to record per run: a model output (or output group) and a measure name."""
+    """One error to record per run: a model output (or output group), a measure name and, for the
+    measures over time, an optional time ``window: [t0, t1]`` (paper 002 Figs. 6 and 11 use [0, 1]
+    and [0.5, 1])."""
 
     quantity: Name
     measure: Name
+    window: tuple[float, float] | None = None
+
+    @model_validator(mode="after")
+    def _ordered_window(self) -> ErrorRequest:
+        if self.window is not None and not self.window[0] < self.window[1]:
+            raise ValueError("'window' is [t0, t1] with t0 < t1")
+        return self
+
+    @property
+    def label(self) -> str:
+        """The measure column of errors.csv: the measure name, with ``@t0-t1`` for a window."""
+        if self.window is None:
+            return self.measure
+        return f"{self.measure}@{self.window[0]:g}-{self.window[1]:g}"
 
 
 class Study(_Strict):
@@ -159,7 +189,8 @@ class Study(_Strict):
         return list(dict.fromkeys((m.formulation, m.integrator) for m in self.methods()))
 
     def needs_series(self) -> bool:
-        return any(MEASURES[request.measure].needs_series for request in self.errors)
+        return any(MEASURES[request.measure].needs_series or request.window is not None
+                   for request in self.errors)
 
 
 def models() -> dict[str, Any]:
@@ -345,12 +376,18 @@ def _check_names(study: Study, file: str) -> None:
                          file=file, field="exclude")
     for formulation, integrator in study.combinations():
         _check_compatible(formulation, registry[integrator], "exclude", file)
-    check_name(study.reference.formulation, list(model.formulations), own_formulation,
-               "reference.formulation", file)
-    check_name(study.reference.integrator, integrator_names, "integrator", "reference.integrator", file)
-    _check_compatible(study.reference.formulation, registry[study.reference.integrator],
-                      "reference.formulation", file)
-    _check_options(registry[study.reference.integrator], study.reference.options, "reference.options", file)
+    if study.reference.exact:
+        if model.exact is None:
+            raise InputError(f"model {model.name} has no exact solution; give a numerical reference",
+                             file=file, field="reference.exact")
+    else:
+        check_name(study.reference.formulation, list(model.formulations), own_formulation,
+                   "reference.formulation", file)
+        check_name(study.reference.integrator, integrator_names, "integrator", "reference.integrator", file)
+        _check_compatible(study.reference.formulation, registry[study.reference.integrator],
+                          "reference.formulation", file)
+        _check_options(registry[study.reference.integrator], study.reference.options, "reference.options",
+                       file)
     check_parameters(model, study.reference.params, "reference.params", file)
     quantities = list(model.outputs) + [name for name in model.output_groups if name not in model.outputs]
     for index, request in enumerate(study.errors):
@@ -365,29 +402,21 @@ def _check_names(study: Study, file: str) -> None:
 
 
 def _check_compatible(formulation: str, integrator: Any, field: str, file: str) -> None:
-    """Explicit integrators need formulations without algebraic constraints of their own, implicit
-    second-order ones need v = q' or a Lie group node (paper 000, footnote 5)."""
-    from lgbench.mbs.formulations import EXPLICIT_FORMULATIONS, IMPLICIT_FORMULATIONS
-
-    allowed = EXPLICIT_FORMULATIONS if integrator.kind == "explicit" else IMPLICIT_FORMULATIONS
-    if formulation not in allowed:
+    """Each integrator lists the formulations it can integrate (e.g. implicit second-order methods
+    need v = q' or a Lie group node, paper 000 footnote 5)."""
+    if formulation not in integrator.formulations:
         raise InputError(f"formulation '{formulation}' cannot run with the {integrator.kind} integrator "
                          f"'{integrator.name}'; exclude the combination", file=file, field=field,
-                         allowed=list(allowed))
+                         allowed=list(integrator.formulations))
 
 
 def _check_options(integrator: Any, options: dict[str, Any], field: str, file: str) -> None:
     """Options must be ones the integrator knows, with valid values."""
-    if integrator.kind == "explicit":
-        if options:
-            raise InputError(f"integrator '{integrator.name}' takes no options", file=file, field=field)
-        return
-    from lgbench.integrators.implicit import option_vector
-
     try:
-        option_vector(integrator, options)
+        integrator.validate_options(options)
     except InputError as error:
-        raise InputError(error.args[0], file=file, field=f"{field}.{error.field.removeprefix('options.')}",
+        suffix = (error.field or "").removeprefix("options").lstrip(".")
+        raise InputError(error.args[0], file=file, field=f"{field}.{suffix}" if suffix else field,
                          allowed=error.allowed) from None
 
 
@@ -406,6 +435,10 @@ def _check_expectations(study: Study, file: str) -> None:
         quantity = getattr(item, "quantity", None)
         if quantity is not None:
             check_name(quantity, quantities, "error quantity of this study", f"{field}.quantity", file)
+        measure = getattr(item, "measure", None)
+        if measure is not None:
+            recorded = [r.label for r in study.errors if r.quantity == (quantity or study.errors[0].quantity)]
+            check_name(measure, recorded, "error measure recorded for this quantity", f"{field}.measure", file)
         column = getattr(item, "column", "")
         if column.startswith("error:"):
             check_name(column.removeprefix("error:"), quantities, "error quantity of this study",
