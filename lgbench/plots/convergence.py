@@ -68,11 +68,12 @@ def draw_figures(results_dir: str | Path) -> list[Path]:
     paths.append(_cpu_time(runs, styles, figures / "cpu_time.png"))
     if "newton_per_step" in runs.columns and runs["newton_per_step"].notna().any():
         paths.append(_newton_iterations(implicit_runs(runs), styles, figures / "newton_iterations.png"))
-    from lgbench.plots.time_series import draw_reference_series
+    from lgbench.plots.time_series import draw_reference_series, draw_series_plots
 
     series_figure = draw_reference_series(results_dir, figures)
     if series_figure is not None:
         paths.append(series_figure)
+    paths.extend(draw_series_plots(results_dir, figures))
     return paths
 
 

@@ -40,3 +40,85 @@ def draw_reference_series(results_dir: Path, figures: Path, max_panels: int = 6)
     target = figures / "reference_time_series.png"
     figure.savefig(target, dpi=110)
     return target
+
+
+def _method_names(runs) -> list[str]:
+    return [f"{f}-{i}" + (f".{v}" if isinstance(v, str) and v else "")
+            for f, i, v in zip(runs["formulation"], runs["integrator"], runs["variant"].astype(object).fillna(""))]
+
+
+def draw_series_plots(results_dir: Path, figures: Path) -> list[Path]:
+    """The ``series_plots`` of the study copy in ``results_dir``: outputs over time, one line per
+    method at one step size, from runs.csv and series/*.csv only."""
+    import yaml
+
+    study_path = results_dir / "study.yaml"
+    runs_path = results_dir / "runs.csv"
+    if not study_path.exists() or not runs_path.exists():
+        return []
+    document = yaml.safe_load(study_path.read_text(encoding="utf-8")) or {}
+    requests = document.get("series_plots") or []
+    if not requests:
+        return []
+    runs = read_frame(runs_path).drop_duplicates("run_id", keep="last")
+    if "variant" not in runs.columns:
+        runs["variant"] = ""
+    runs = runs.assign(method=_method_names(runs))
+    reference_path = results_dir / "series" / "reference.csv"
+    reference = read_frame(reference_path) if reference_path.exists() else None
+    paths = []
+    for number, request in enumerate(requests, start=1):
+        path = _series_plot(results_dir, figures, runs, reference, request, number)
+        if path is not None:
+            paths.append(path)
+    return paths
+
+
+def _series_plot(results_dir: Path, figures: Path, runs, reference, request: dict, number: int) -> Path | None:
+    outputs = list(request["outputs"])
+    h = request.get("h") or float(runs["h"].max())
+    chosen = runs[(abs(runs["h"] - h) <= 1e-9 * h)]
+    if request.get("methods"):
+        chosen = chosen[chosen["method"].isin(request["methods"])]
+    difference = bool(request.get("difference"))
+    if difference and reference is None:
+        return None
+    rows = math.ceil(len(outputs) / 2) if len(outputs) > 1 else 1
+    columns = 2 if len(outputs) > 1 else 1
+    figure = Figure(figsize=(5.5 * columns, 3.0 * rows + 0.4), layout="constrained")
+    axes = figure.subplots(rows, columns, squeeze=False).ravel()
+    drawn = False
+    for ax, name in zip(axes, outputs):
+        if reference is not None and not difference and name in reference.columns:
+            ax.plot(reference["t"], reference[name], color="black", linewidth=2.2, alpha=0.35, label="reference")
+        for _, run in chosen.iterrows():
+            path = results_dir / "series" / f"{run['run_id']}.csv"
+            if not path.exists():
+                continue
+            series = read_frame(path)
+            if name not in series.columns:
+                continue
+            values = series[name].to_numpy()
+            if difference:
+                n = min(len(values), len(reference))
+                values = values[:n] - reference[name].to_numpy()[:n]
+                t = series["t"].to_numpy()[:n]
+            else:
+                t = series["t"].to_numpy()
+            suffix = "" if run["status"] == "ok" else f" ({run['status']})"
+            ax.plot(t, values, linewidth=1.2, label=f"{run['method']}{suffix}")
+            drawn = True
+        ax.set_xlabel("t [s]")
+        ax.set_ylabel(f"{name} - reference" if difference else name)
+        ax.grid(True, alpha=0.3)
+    for ax in axes[len(outputs):]:
+        ax.set_visible(False)
+    if not drawn:
+        return None
+    axes[0].legend(fontsize=8)
+    title = request.get("title") or f"{', '.join(outputs)} over time"
+    figure.suptitle(f"{title} (h = {h:g}; {results_dir.name})")
+    kind = "difference" if difference else "series"
+    target = figures / f"{kind}_{number}_{'_'.join(outputs)[:60]}.png"
+    figure.savefig(target, dpi=110)
+    return target

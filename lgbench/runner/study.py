@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt,
-                      ValidationError, model_validator)
+                      ValidationError, field_validator, model_validator)
 
 from lgbench.exceptions import InputError
 from lgbench.runner.error_measures import MEASURES, quantity_outputs
@@ -129,11 +129,12 @@ class ErrorRequest(_Strict):
     measure: Name
     window: tuple[float, float] | None = None
 
-    @model_validator(mode="after")
-    def _ordered_window(self) -> ErrorRequest:
-        if self.window is not None and not self.window[0] < self.window[1]:
+    @field_validator("window")
+    @classmethod
+    def _ordered_window(cls, window: tuple[float, float] | None) -> tuple[float, float] | None:
+        if window is not None and not window[0] < window[1]:
             raise ValueError("'window' is [t0, t1] with t0 < t1")
-        return self
+        return window
 
     @property
     def label(self) -> str:
@@ -141,6 +142,18 @@ class ErrorRequest(_Strict):
         if self.window is None:
             return self.measure
         return f"{self.measure}@{self.window[0]:g}-{self.window[1]:g}"
+
+
+class SeriesPlot(_Strict):
+    """A figure of model outputs over time (one panel per output), one line per method at step size
+    ``h`` (default: the grid's largest), plus the reference; ``difference: true`` draws run minus
+    reference instead (e.g. paper 002 Fig. 7, paper 004 Figs. 5 and 8)."""
+
+    outputs: list[Name] = Field(min_length=1, max_length=8)
+    h: PositiveFloat | None = None
+    methods: list[Name] = []
+    difference: bool = False
+    title: str = ""
 
 
 class Study(_Strict):
@@ -161,6 +174,7 @@ class Study(_Strict):
     errors: list[ErrorRequest] = Field(min_length=1)
     samples: PositiveInt | None = None
     expectations: list[Expectation] = []
+    series_plots: list[SeriesPlot] = []
     profiles: dict[str, dict[str, Any]] = {}
 
     def method_labels(self) -> list[str]:
@@ -396,6 +410,9 @@ def _check_names(study: Study, file: str) -> None:
                              field=f"errors[{index}].quantity", allowed=quantities)
         check_name(request.measure, sorted(MEASURES), "error measure", f"errors[{index}].measure", file)
     _check_expectations(study, file)
+    _check_series_plots(study, model, file)
+    if study.series_plots and study.samples is None:
+        raise InputError("series plots need 'samples' (output samples per run)", file=file, field="samples")
     if study.needs_series() and study.samples is None:
         raise InputError("a time-series error measure needs 'samples' (output samples per run)",
                          file=file, field="samples")
@@ -418,6 +435,22 @@ def _check_options(integrator: Any, options: dict[str, Any], field: str, file: s
         suffix = (error.field or "").removeprefix("options").lstrip(".")
         raise InputError(error.args[0], file=file, field=f"{field}.{suffix}" if suffix else field,
                          allowed=error.allowed) from None
+
+
+def _check_series_plots(study: Study, model: Any, file: str) -> None:
+    """Series plots name model outputs, methods of the grid and a step size of the grid."""
+    labels = study.method_labels()
+    steps = study.steps.sizes()
+    for index, item in enumerate(study.series_plots):
+        field = f"series_plots[{index}]"
+        for position, name in enumerate(item.outputs):
+            check_name(name, list(model.outputs), f"output of model {model.name}",
+                       f"{field}.outputs[{position}]", file)
+        for position, name in enumerate(item.methods):
+            check_name(name, labels, "method of this study", f"{field}.methods[{position}]", file)
+        if item.h is not None and not any(abs(item.h - h) <= 1e-9 * h for h in steps):
+            raise InputError(f"h = {item.h:g} is not a step size of the grid", file=file, field=f"{field}.h",
+                             allowed=[f"{h:g}" for h in steps])
 
 
 def _check_expectations(study: Study, file: str) -> None:
