@@ -44,18 +44,45 @@ app = typer.Typer(cls=_Commands, add_completion=False, no_args_is_help=True,
 def run(study_file: Annotated[Path, typer.Argument(metavar="STUDY.yaml", help="Study file.")],
         out: Annotated[Path | None, typer.Option(help="Result folder [default: results/NAME]")] = None,
         force: Annotated[bool, typer.Option("--force", help="Recompute runs already in runs.csv.")] = False,
-        profile: Annotated[str | None, typer.Option(help="Study profile, e.g. 'quick' (coarser grid).")] = None):
+        profile: Annotated[str | None, typer.Option(help="Study profile, e.g. 'quick' (coarser grid).")] = None,
+        jobs: Annotated[int, typer.Option("--jobs", "-j", help="Worker processes (executor 'processes'); "
+                                          "parallel runs share the cores, see docs/studies.md.")] = 1,
+        executor: Annotated[str | None, typer.Option(help="serial, processes or dask [default: serial, "
+                                                     "processes if --jobs > 1].")] = None,
+        address: Annotated[str | None, typer.Option(help="Dask scheduler address, tcp://HOST:PORT.")] = None,
+        wall_limit: Annotated[float | None, typer.Option(help="Wall-time limit per run in seconds "
+                                                          "(status=timeout).")] = None,
+        max_steps: Annotated[int | None, typer.Option(help="Step budget per run (status=timeout).")] = None,
+        reference_cache: Annotated[bool, typer.Option("--reference-cache/--no-reference-cache",
+                                                      help="Reuse a cached reference solution.")] = True,
+        quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only the summary and tables.")] = False,
+        verbose: Annotated[bool, typer.Option("--verbose", "-v", help="A line per finished run, "
+                                              "also on a terminal.")] = False):
     """Run a study: every grid run not yet in the result folder, then print the error table."""
+    from lgbench.cli_progress import ProgressDisplay
     from lgbench.runner.execute import execute_study
     from lgbench.runner.convergence import with_variants
+    from lgbench.runner.executors import Limits
     from lgbench.runner.grid import labelled_specs, run_id
     from lgbench.runner.study import load_study
     from lgbench.store import ResultStore, read_frame
 
     study = load_study(study_file, profile)
+    if wall_limit is not None and not wall_limit > 0:
+        raise InputError(f"must be positive, got {wall_limit}", field="--wall-limit")
+    if max_steps is not None and max_steps < 1:
+        raise InputError(f"must be at least 1, got {max_steps}", field="--max-steps")
+    executor = executor or ("processes" if jobs > 1 else "serial")
     out = out or Path("results") / study.name
-    typer.echo(f"study {study.name}: {study.description or study.model}".rstrip())
-    outcome = execute_study(study, out, force=force, progress=typer.echo)
+    if not quiet:
+        typer.echo(f"study {study.name}: {study.description or study.model}".rstrip())
+    display = ProgressDisplay(quiet=quiet, verbose=verbose)
+    try:
+        outcome = execute_study(study, out, force=force, progress=display, executor=executor, jobs=jobs,
+                                address=address, limits=Limits(wall_limit, max_steps),
+                                use_cache=reference_cache)
+    finally:
+        display.close()
     typer.echo(f"{outcome.computed} computed ({outcome.failed} not ok), {outcome.skipped} skipped; "
                f"results in {out}")
     store = ResultStore(out)
@@ -224,6 +251,43 @@ def simulate(
             raise InputError("the run returned no time series", field="--csv")
         write_series(csv, result.series)
         typer.echo(f"time series: {csv}")
+
+
+@app.command()
+def validate(study_file: Annotated[Path, typer.Argument(metavar="STUDY.yaml", help="Study file.")]):
+    """Check a study file (schema, names, options, expectations, every profile) without running it."""
+    from lgbench.runner.grid import labelled_specs
+    from lgbench.runner.study import load_study
+
+    study = load_study(study_file)
+    typer.echo(f"{study_file}: valid study '{study.name}' ({len(labelled_specs(study))} runs, "
+               f"{len(study.methods())} methods, {len(study.expectations)} expectations)")
+    for name in study.profiles:
+        profiled = load_study(study_file, name)
+        typer.echo(f"  profile {name}: {len(labelled_specs(profiled))} runs, "
+                   f"{len(profiled.expectations)} expectations")
+
+
+@app.command()
+def reference(study_file: Annotated[Path, typer.Argument(metavar="STUDY.yaml", help="Study file.")],
+              profile: Annotated[str | None, typer.Option(help="Study profile.")] = None,
+              force: Annotated[bool, typer.Option("--force", help="Recompute even if cached.")] = False):
+    """Compute the study's reference solution into the reference cache (if not there yet)."""
+    from lgbench.runner.execute import compute_reference
+    from lgbench.runner.reference_cache import cache_root, reference_key
+    from lgbench.runner.grid import reference_spec
+    from lgbench.runner.study import load_study
+
+    study = load_study(study_file, profile)
+    if study.reference.exact:
+        typer.echo(f"{study.name}: the reference is the model's exact solution; nothing to compute")
+        return
+    result, cached = compute_reference(study, use_cache=not force)
+    key = reference_key(reference_spec(study), study.samples)
+    if result.status != "ok":
+        raise InputError(f"the reference run failed ({result.status}: {result.message})", field="reference")
+    state = "cached already" if cached else f"computed in {result.cpu_s:.3g} s CPU"
+    typer.echo(f"{study.name}: reference {state}: {cache_root() / key}")
 
 
 @app.command()

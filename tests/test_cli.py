@@ -88,7 +88,7 @@ def test_simulate_writes_t_and_every_output(tmp_path):
 def test_run_prints_the_error_table_resumes_and_plots(tmp_path):
     out = tmp_path / "out"
     study = write_study(tmp_path)
-    first = runner.invoke(app, ["run", str(study), "--out", str(out)])
+    first = runner.invoke(app, ["run", str(study), "--out", str(out), "--verbose"])
     assert first.exit_code == 0, first.output
     assert "[6/6] Rxyz-RK44-h2.5e-04" in first.stdout
     assert "RV-RK44" in first.stdout and "order" in first.stdout

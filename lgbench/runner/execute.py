@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from lgbench.exceptions import InputError
-from lgbench.runner import single_run
+from lgbench.runner import executors, reference_cache, single_run
+from lgbench.runner.executors import Limits
+from lgbench.runner.provenance import record_session, session_record
 from lgbench.runner.error_measures import MEASURES, quantity_outputs
 from lgbench.runner.grid import format_step, labelled_specs, reference_spec, run_id
 from lgbench.runner.single_run import RunResult, RunSpec
@@ -72,10 +74,40 @@ def _summary(result: RunResult, errors: list[dict[str, Any]]) -> str:
     return f"ok  steps={result.steps}  cpu={result.cpu_s:.3g}s  {values}".rstrip()
 
 
+class Reporter:
+    """What a study execution tells its caller; the CLI's progress display implements this."""
+
+    def message(self, text: str) -> None:
+        """A line of information (reference, skipped runs)."""
+
+    def started(self, total: int) -> None:
+        """``total`` runs are about to be computed."""
+
+    def finished(self, number: int, total: int, identifier: str, summary: str) -> None:
+        """Run ``number`` of ``total`` is stored."""
+
+
+class _Lines(Reporter):
+    """A Reporter that hands every message and finished run to a callable as one line."""
+
+    def __init__(self, say: Progress):
+        self.say = say
+
+    def message(self, text: str) -> None:
+        self.say(text)
+
+    def finished(self, number: int, total: int, identifier: str, summary: str) -> None:
+        self.say(f"[{number}/{total}] {identifier}  {summary}")
+
+
 def execute_study(study: Study, out_dir: str | Path, force: bool = False,
-                  progress: Progress | None = None) -> Outcome:
-    """Run the study's grid into ``out_dir`` (runs.csv, errors.csv, reference.csv, series/)."""
-    say = progress or (lambda text: None)
+                  progress: Progress | Reporter | None = None, executor: str = "serial", jobs: int = 1,
+                  address: str | None = None, limits: Limits | None = None,
+                  use_cache: bool = True) -> Outcome:
+    """Run the study's grid into ``out_dir`` (runs.csv, errors.csv, reference.csv, series/,
+    metadata.json), each run stored as soon as it finishes, whichever executor computes it."""
+    reporter = progress if isinstance(progress, Reporter) else _Lines(progress or (lambda text: None))
+    limits = limits or Limits()
     out_dir = Path(out_dir)
     store = ResultStore(out_dir)
     labelled = {run_id(spec, label): (spec, label) for spec, label in labelled_specs(study)}
@@ -88,25 +120,29 @@ def execute_study(study: Study, out_dir: str | Path, force: bool = False,
     pending = {identifier: spec for identifier, spec in specs.items() if identifier not in finished}
     outcome = Outcome(skipped=len(specs) - len(pending))
     if outcome.skipped:
-        say(f"skipping {outcome.skipped} of {len(specs)} runs already in {store.runs_path}")
+        reporter.message(f"skipping {outcome.skipped} of {len(specs)} runs already in {store.runs_path}")
     if not pending:
         return outcome
     store.directory.mkdir(parents=True, exist_ok=True)
     write_study_copy(study, out_dir)
+    workers = 1 if executor == "serial" else jobs
+    record_session(out_dir, study.name, session_record(executor, workers))
     samples = study.samples
-    reference = _reference(study, store, samples, say)
-    for number, (identifier, spec) in enumerate(pending.items(), start=1):
-        try:
-            result = single_run.run_single(spec, n_samples=samples)
-        except InputError as error:
-            raise InputError(f"run {identifier}: {error}") from None
+    reference = _reference(study, store, samples, reporter, use_cache)
+    reporter.started(len(pending))
+    tasks = list(pending.items())
+    for number, (identifier, result) in enumerate(
+            executors.results(tasks, samples, limits, executor, jobs, address), start=1):
+        spec = specs[identifier]
         errors = error_rows(identifier, study, result, reference) if result.status == "ok" else []
         if samples and result.series is not None:
             store.write_series(identifier, result.series)
-        store.record(run_row(identifier, spec, result, labelled[identifier][1]), errors)
+        row = run_row(identifier, spec, result, labelled[identifier][1])
+        row.update(executor=executor, workers=workers)
+        store.record(row, errors)
         outcome.computed += 1
         outcome.failed += result.status != "ok"
-        say(f"[{number}/{len(pending)}] {identifier}  {_summary(result, errors)}")
+        reporter.finished(number, len(pending), identifier, _summary(result, errors))
     return outcome
 
 
@@ -143,7 +179,23 @@ def exact_reference(study: Study, samples: int | None) -> RunResult:
                      final_outputs=final, series=series)
 
 
-def _reference(study: Study, store: ResultStore, samples: int | None, say: Progress) -> RunResult:
+def compute_reference(study: Study, use_cache: bool = True) -> tuple[RunResult, bool]:
+    """The study's reference result and whether it came from the cache (exact ones are not cached)."""
+    if study.reference.exact:
+        return exact_reference(study, study.samples), False
+    spec = reference_spec(study)
+
+    def compute() -> RunResult:
+        try:
+            return single_run.run_single(spec, n_samples=study.samples)
+        except InputError as error:
+            raise InputError(f"reference: {error}") from None
+
+    return reference_cache.cached_reference(spec, study.samples, compute, use_cache)
+
+
+def _reference(study: Study, store: ResultStore, samples: int | None, reporter: Reporter,
+               use_cache: bool = True) -> RunResult:
     if study.reference.exact:
         result = exact_reference(study, samples)
         row = {"run_id": "reference", "model": study.model, "formulation": "exact", "integrator": "exact",
@@ -153,11 +205,11 @@ def _reference(study: Study, store: ResultStore, samples: int | None, say: Progr
         store.write_reference(row)
         if samples and result.series is not None:
             store.write_series("reference", result.series)
-        say("reference: the model's exact solution")
+        reporter.message("reference: the model's exact solution")
         return result
     spec = reference_spec(study)
-    say(f"reference {spec.formulation}-{spec.integrator} h={format_step(spec.h)} ...")
-    result = single_run.run_single(spec, n_samples=samples)
+    reporter.message(f"reference {spec.formulation}-{spec.integrator} h={format_step(spec.h)} ...")
+    result, cached = compute_reference(study, use_cache)
     if result.status != "ok":
         raise InputError(f"the reference run failed ({result.status}: {result.message})",
                          field="reference")
@@ -167,5 +219,5 @@ def _reference(study: Study, store: ResultStore, samples: int | None, say: Progr
     store.write_reference(row)
     if samples and result.series is not None:
         store.write_series("reference", result.series)
-    say(f"reference {_summary(result, [])}")
+    reporter.message(f"reference {_summary(result, [])}" + ("  (from the reference cache)" if cached else ""))
     return result
