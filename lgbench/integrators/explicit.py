@@ -19,9 +19,9 @@ from lgbench.mbs.kernels import (
 
 
 @njit(cache=True)
-def explicit_rk_step(sys, A, B, C, q, v, t, h, Ks, ks, dq, qs, vs, force, torque):
-    """Advance (q, v) in place by one step of size h; returns a status code."""
-    s = B.shape[0]
+def rk_stages(sys, A, C, q, v, t, h, Ks, ks, dq, qs, vs, force, torque):
+    """Stage slopes of one step (paper 000 Alg. 2/3): Ks[i] = coordinate rates, ks[i] = accelerations."""
+    s = C.shape[0]
     nq = q.shape[0]
     nv = v.shape[0]
     for i in range(s):
@@ -42,17 +42,33 @@ def explicit_rk_step(sys, A, B, C, q, v, t, h, Ks, ks, dq, qs, vs, force, torque
         status = accelerations(sys, qs, vs, t + C[i] * h, force, torque, ks[i])
         if status != OK:
             return status
-    for k in range(nq):
+    return OK
+
+
+@njit(cache=True)
+def combine_stages(sys, weights, q, v, h, Ks, ks, dq, q_out, v_out):
+    """q_out = UAC(q, h sum_j w_j K_j), v_out = v + h sum_j w_j k_j (weights B, or embedded E)."""
+    s = weights.shape[0]
+    for k in range(q.shape[0]):
         acc = 0.0
         for j in range(s):
-            acc += B[j] * Ks[j, k]
+            acc += weights[j] * Ks[j, k]
         dq[k] = h * acc
-    for k in range(nv):
+    for k in range(v.shape[0]):
         acc = 0.0
         for j in range(s):
-            acc += B[j] * ks[j, k]
-        vs[k] = v[k] + h * acc
-    update_coordinates(sys, q, dq, qs)
+            acc += weights[j] * ks[j, k]
+        v_out[k] = v[k] + h * acc
+    update_coordinates(sys, q, dq, q_out)
+
+
+@njit(cache=True)
+def explicit_rk_step(sys, A, B, C, q, v, t, h, Ks, ks, dq, qs, vs, force, torque):
+    """Advance (q, v) in place by one step of size h; returns a status code."""
+    status = rk_stages(sys, A, C, q, v, t, h, Ks, ks, dq, qs, vs, force, torque)
+    if status != OK:
+        return status
+    combine_stages(sys, B, q, v, h, Ks, ks, dq, qs, vs)
     if not (all_finite(qs) and all_finite(vs)):
         return DIVERGED
     q[:] = qs

@@ -31,15 +31,55 @@ class ButcherTableau:
     def stages(self) -> int:
         return self.B.shape[0]
 
+    @property
+    def defaults(self) -> dict[str, Any]:
+        from lgbench.integrators.adaptive import ADAPTIVE_DEFAULTS
+
+        return dict(ADAPTIVE_DEFAULTS)
+
     def validate_options(self, options: dict[str, Any]) -> dict[str, Any]:
-        if options:
-            raise InputError(f"integrator '{self.name}' takes no options", field="options")
-        return {}
+        """Fixed steps (no options) or ``step_control: adaptive`` with tolerances (paper 000 App. B)."""
+        merged = self.defaults
+        for key, value in options.items():
+            if key not in merged:
+                raise InputError(f"unknown option '{key}' of integrator '{self.name}'", field=f"options.{key}",
+                                 allowed=sorted(merged))
+            merged[key] = value
+        if merged["step_control"] not in ("fixed", "adaptive"):
+            raise InputError(f"invalid value {merged['step_control']!r}", field="options.step_control",
+                             allowed=["fixed", "adaptive"])
+        if merged["step_control"] == "fixed":
+            extra = sorted(set(options) - {"step_control"})
+            if extra:
+                raise InputError(f"'{extra[0]}' applies to adaptive steps only (step_control: adaptive)",
+                                 field=f"options.{extra[0]}")
+            return merged
+        if self.E is None:
+            raise InputError(f"'{self.name}' has no embedded error estimate", field="options.step_control",
+                             allowed=[f"fixed (adaptive needs a tableau with E, e.g. DOPRI5, ODE23)"])
+        for key in ("rtol", "atol", "max_increase", "safety", "h_min"):
+            if key in ("rtol", "atol") and merged[key] == "rule":
+                continue
+            value = merged[key]
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise InputError(f"must be a positive number{' or rule' if key in ('rtol', 'atol') else ''}, "
+                                 f"got {value!r}", field=f"options.{key}")
+        if not merged["max_increase"] > 1 or not merged["safety"] <= 1:
+            raise InputError("need max_increase > 1 and safety <= 1", field="options")
+        if isinstance(merged["max_steps"], bool) or not isinstance(merged["max_steps"], int) or merged["max_steps"] < 1:
+            raise InputError(f"must be a positive integer, got {merged['max_steps']!r}", field="options.max_steps")
+        return merged
 
     def integrate(self, system, q0, v0, options, h, t_end, sample_times):
-        """Fixed-step RK/RKMK run (paper 000 Alg. 2/3); see ``lgbench.integrators.interface``."""
+        """Fixed-step RK/RKMK run (paper 000 Alg. 2/3), or adaptive (App. B) with h_max = h."""
         from lgbench.integrators.explicit import run_explicit
 
+        if options.get("step_control", "fixed") == "adaptive":
+            from lgbench.integrators.adaptive import run_adaptive
+
+            if system.sizes[2] > 0:
+                return run_explicit(system, self, q0, v0, h, t_end, sample_times)   # raises the InputError
+            return run_adaptive(system, self, q0, v0, options, h, t_end, sample_times)
         return run_explicit(system, self, q0, v0, h, t_end, sample_times)
 
 

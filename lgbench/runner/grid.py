@@ -56,7 +56,7 @@ def labelled_specs(study: Study) -> list[tuple[RunSpec, str]]:
     params = as_items(study.params)
     return [(RunSpec(study.model, method.formulation, method.integrator, h, study.t_end, params,
                      as_items(method.options)), method.label)
-            for method in study.methods() for h in study.steps.sizes()]
+            for method in study.methods() for h in method.steps]
 
 
 def reference_spec(study: Study) -> RunSpec:

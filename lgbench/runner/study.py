@@ -85,6 +85,7 @@ class IntegratorEntry(_Strict):
     name: Name
     label: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.+-]*$")] = ""
     options: dict[str, ParameterValue] = {}
+    steps: Steps | None = None          # this entry's own step sizes (default: the study's)
 
 
 class Method(typing.NamedTuple):
@@ -94,6 +95,7 @@ class Method(typing.NamedTuple):
     integrator: str
     label: str
     options: dict[str, Any]
+    steps: list[float]
 
 
 class Reference(_Strict):
@@ -184,7 +186,8 @@ class Study(_Strict):
     def integrator_entries(self) -> list[IntegratorEntry]:
         """Every ``integrators`` item as an entry; plain names get the study-wide ``options``."""
         return [IntegratorEntry(name=item, options=self.options) if isinstance(item, str)
-                else IntegratorEntry(name=item.name, label=item.label, options={**self.options, **item.options})
+                else IntegratorEntry(name=item.name, label=item.label, options={**self.options, **item.options},
+                                     steps=item.steps)
                 for item in self.integrators]
 
     def integrator_names(self) -> list[str]:
@@ -194,9 +197,15 @@ class Study(_Strict):
         """Formulation x integrator (variant) combinations of the grid, in listed order, without the
         excluded ones (an exclusion names the integrator, so it removes all of its variants)."""
         excluded = {(item.formulation, item.integrator) for item in self.exclude}
-        return [Method(formulation, entry.name, entry.label, entry.options)
+        return [Method(formulation, entry.name, entry.label, entry.options,
+                       (entry.steps or self.steps).sizes())
                 for formulation in self.formulations for entry in self.integrator_entries()
                 if (formulation, entry.name) not in excluded]
+
+    def step_sizes(self) -> list[float]:
+        """Every step size of the grid (the study's and the entries' own), largest first."""
+        return sorted({h for method in self.methods() for h in method.steps} | set(self.steps.sizes()),
+                      reverse=True)
 
     def combinations(self) -> list[tuple[str, str]]:
         """Formulation x integrator pairs of the grid, in listed order, without the excluded."""
@@ -440,7 +449,7 @@ def _check_options(integrator: Any, options: dict[str, Any], field: str, file: s
 def _check_series_plots(study: Study, model: Any, file: str) -> None:
     """Series plots name model outputs, methods of the grid and a step size of the grid."""
     labels = study.method_labels()
-    steps = study.steps.sizes()
+    steps = study.step_sizes()
     for index, item in enumerate(study.series_plots):
         field = f"series_plots[{index}]"
         for position, name in enumerate(item.outputs):

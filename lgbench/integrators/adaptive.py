@@ -1,0 +1,157 @@
+"""Automatic step-size control for the embedded explicit pairs (paper 000 App. B).
+
+One compiled loop serves every tableau with embedded weights ``E`` and every formulation (the
+stages are those of ``explicit.rk_stages``, RK or RKMK per node). Per step: the solution and the
+embedded one from the same stages, the error of xi = [q; v] scaled by s_j = a_tol + r_tol
+max(|xi_0j|, |xi_1j|) (B17), the RMS norm err (B18), h_opt = h err^(-1/(p+1)) (B19) with p the
+embedded order, and h_new = min(h_max, f_maxInc h, max(h_min, f_sfty h_opt)) (B20); a step with
+err <= 1 is accepted, otherwise repeated with h_new. Steps are clipped so that sample times and
+t_end are hit exactly. A step that fails at h_min is accepted (and counted).
+"""
+import math
+import time
+
+import numpy as np
+from numba import njit
+
+from lgbench.integrators.explicit import combine_stages, rk_stages
+from lgbench.integrators.interface import DIVERGED, OK, Integration
+from lgbench.mbs.kernels import all_finite
+
+# statistics vector layout
+ST_ACCEPTED, ST_REJECTED, ST_FORCED, ST_H_MIN, ST_H_MAX = range(5)
+N_ADAPTIVE_STATISTICS = 5
+
+
+def tolerance_rule(t_end: float, h: float, order: int) -> tuple[float, float]:
+    """(r_tol, a_tol) = (1e-2 / (t_end/h)^p, 1e-2 r_tol): the tolerances of paper 000 Sect. 4."""
+    r_tol = 1e-2 / (t_end / h) ** order
+    return r_tol, 1e-2 * r_tol
+
+
+@njit(cache=True)
+def scaled_error(q0, v0, q1, v1, q_hat, v_hat, r_tol, a_tol):
+    """err of eq. (B18) with the scaling of eq. (B17)."""
+    total = 0.0
+    for k in range(q0.shape[0]):
+        scale = a_tol + r_tol * max(abs(q0[k]), abs(q1[k]))
+        total += ((q1[k] - q_hat[k]) / scale) ** 2
+    for k in range(v0.shape[0]):
+        scale = a_tol + r_tol * max(abs(v0[k]), abs(v1[k]))
+        total += ((v1[k] - v_hat[k]) / scale) ** 2
+    return math.sqrt(total / (q0.shape[0] + v0.shape[0]))
+
+
+@njit(cache=True)
+def integrate_explicit_adaptive(sys, A, B, C, E, embedded_order, q, v, t0, t_end, h_max, h_min, r_tol, a_tol,
+                                max_increase, safety, max_steps, sample_times, q_samples, v_samples, stats):
+    """Adaptive integration from t0 to t_end in place; returns (status, accepted steps, t_reached)."""
+    s = B.shape[0]
+    nq = q.shape[0]
+    nv = v.shape[0]
+    nb = sys.body_int.shape[0]
+    Ks = np.zeros((s, nq))
+    ks = np.zeros((s, nv))
+    dq = np.zeros(nq)
+    qs = np.zeros(nq)
+    vs = np.zeros(nv)
+    q1 = np.zeros(nq)
+    v1 = np.zeros(nv)
+    q_hat = np.zeros(nq)
+    v_hat = np.zeros(nv)
+    force = np.zeros((nb, 3))
+    torque = np.zeros((nb, 3))
+    exponent = 1.0 / (embedded_order + 1.0)
+    stats[ST_H_MIN] = np.inf
+    next_sample = 0
+    while next_sample < sample_times.shape[0] and sample_times[next_sample] <= t0 + 1e-12 * h_max:
+        q_samples[next_sample] = q
+        v_samples[next_sample] = v
+        next_sample += 1
+    t = t0
+    h = h_max
+    accepted = 0
+    while t_end - t > 1e-12 * h_max:
+        if accepted + stats[ST_REJECTED] >= max_steps:
+            return DIVERGED, accepted, t
+        target = t_end
+        if next_sample < sample_times.shape[0] and sample_times[next_sample] < t_end:
+            target = sample_times[next_sample]
+        step = min(h, target - t)
+        hits_target = step == target - t
+        status = rk_stages(sys, A, C, q, v, t, step, Ks, ks, dq, qs, vs, force, torque)
+        if status != OK:
+            return status, accepted, t
+        combine_stages(sys, B, q, v, step, Ks, ks, dq, q1, v1)
+        combine_stages(sys, E, q, v, step, Ks, ks, dq, q_hat, v_hat)
+        if not (all_finite(q1) and all_finite(v1)):
+            err = np.inf
+        else:
+            err = scaled_error(q, v, q1, v1, q_hat, v_hat, r_tol, a_tol)
+        h_opt = step * (1.0 / err) ** exponent if err > 0.0 else max_increase * step
+        h_new = min(min(h_max, step * max_increase), max(h_min, safety * h_opt))
+        if err <= 1.0 or step <= h_min * (1.0 + 1e-12):
+            if not (all_finite(q1) and all_finite(v1)):
+                return DIVERGED, accepted, t
+            if err > 1.0:
+                stats[ST_FORCED] += 1
+            q[:] = q1
+            v[:] = v1
+            t = target if hits_target else t + step
+            accepted += 1
+            stats[ST_H_MIN] = min(stats[ST_H_MIN], step)
+            stats[ST_H_MAX] = max(stats[ST_H_MAX], step)
+            while next_sample < sample_times.shape[0] and sample_times[next_sample] <= t + 1e-12 * h_max:
+                q_samples[next_sample] = q
+                v_samples[next_sample] = v
+                next_sample += 1
+            if not hits_target or h_new < h:
+                h = h_new
+        else:
+            stats[ST_REJECTED] += 1
+            h = h_new
+    stats[ST_ACCEPTED] = accepted
+    return OK, accepted, t
+
+
+ADAPTIVE_DEFAULTS = {
+    "step_control": "fixed",      # "fixed" or "adaptive" (paper 000 App. B)
+    "rtol": "rule",               # "rule": 1e-2 / (t_end/h)^p (paper 000 Sect. 4), or a number
+    "atol": "rule",               # "rule": 1e-2 rtol, or a number
+    "max_increase": 2.0,          # f_maxInc of eq. (B20)
+    "safety": 0.9,                # f_sfty of eq. (B20)
+    "h_min": 1e-12,               # h_min of eq. (B20)
+    "max_steps": 50_000_000,      # accepted + rejected steps before the run counts as diverged
+}
+
+
+def run_adaptive(system, tableau, q0, v0, options, h, t_end, sample_times) -> Integration:
+    """Warm-up, then the timed adaptive run with h_max = h (eq. B21: h_max = t_end / n_steps)."""
+    r_tol, a_tol = tolerance_rule(t_end, h, tableau.order)
+    if options["rtol"] != "rule":
+        r_tol = float(options["rtol"])
+        a_tol = 1e-2 * r_tol
+    if options["atol"] != "rule":
+        a_tol = float(options["atol"])
+    ns = sample_times.shape[0]
+    q_samples = np.zeros((ns, q0.shape[0]))
+    v_samples = np.zeros((ns, v0.shape[0]))
+    arguments = (h, float(options["h_min"]), r_tol, a_tol, float(options["max_increase"]),
+                 float(options["safety"]), int(options["max_steps"]))
+    integrate_explicit_adaptive(system, tableau.A, tableau.B, tableau.C, tableau.E, tableau.embedded_order,
+                                q0.copy(), v0.copy(), 0.0, h, *arguments, np.zeros(0), q_samples[:0],
+                                v_samples[:0], np.zeros(N_ADAPTIVE_STATISTICS))
+    q = q0.copy()
+    v = v0.copy()
+    stats = np.zeros(N_ADAPTIVE_STATISTICS)
+    start = time.process_time()
+    code, steps, t_reached = integrate_explicit_adaptive(
+        system, tableau.A, tableau.B, tableau.C, tableau.E, tableau.embedded_order, q, v, 0.0, t_end,
+        *arguments, sample_times, q_samples, v_samples, stats)
+    cpu = time.process_time() - start
+    statistics = {"rejected_steps": int(stats[ST_REJECTED]), "forced_steps": int(stats[ST_FORCED]),
+                  "min_step": float(stats[ST_H_MIN]) if steps else float("nan"),
+                  "max_step": float(stats[ST_H_MAX]) if steps else float("nan"),
+                  "rtol": r_tol, "atol": a_tol}
+    return Integration(int(code), int(steps), float(t_reached), cpu, q, v, np.zeros(0), q_samples, v_samples,
+                       np.zeros((ns, 0)), statistics)

@@ -1,0 +1,81 @@
+"""Automatic step-size control (paper 000 App. B) on the heavy top: tolerances drive the error,
+sample times are hit exactly, rejected steps are counted, and bad options are input errors."""
+import numpy as np
+import pytest
+
+from lgbench.exceptions import InputError
+from lgbench.integrators import INTEGRATORS
+from lgbench.integrators.adaptive import tolerance_rule
+from lgbench.runner.single_run import RunSpec, run_single
+
+ADAPTIVE = (("step_control", "adaptive"),)
+
+
+def com_error(result, reference):
+    return np.linalg.norm([result.final_outputs[k] - reference.final_outputs[k] for k in ("com_x", "com_y", "com_z")])
+
+
+@pytest.fixture(scope="module")
+def reference():
+    return run_single(RunSpec("heavy_top", "RV", "RK67", 2.5e-5, 0.5))
+
+
+def test_tolerance_rule_of_paper_000_section_4():
+    r_tol, a_tol = tolerance_rule(1.0, 1e-4, 5)
+    assert r_tol == pytest.approx(1e-2 / 1e4 ** 5) and a_tol == pytest.approx(1e-2 * r_tol)
+
+
+@pytest.mark.parametrize("formulation", ["RV", "Rxyz"])
+def test_the_error_follows_the_tolerance(reference, formulation):
+    errors, steps = [], []
+    for rtol in (1e-6, 1e-8, 1e-10):
+        options = ADAPTIVE + (("rtol", rtol),)
+        result = run_single(RunSpec("heavy_top", formulation, "DOPRI5", 1e-2, 0.5, options=options))
+        assert result.status == "ok" and result.t_final == 0.5
+        errors.append(com_error(result, reference))
+        steps.append(result.steps)
+    assert errors[0] > 20 * errors[1] > 400 * errors[2], errors
+    assert steps[0] < steps[1] < steps[2]
+
+
+def test_steps_adapt_to_the_solution_and_rejections_are_counted(reference):
+    result = run_single(RunSpec("heavy_top", "RV", "DOPRI5", 1e-2, 0.5, options=ADAPTIVE + (("rtol", 1e-8),)))
+    stats = result.statistics
+    assert stats["rejected_steps"] >= 1                  # the first trial step h_max is far too large
+    assert stats["max_step"] <= 1e-2 and stats["min_step"] < stats["max_step"]
+    assert stats["rtol"] == 1e-8 and stats["atol"] == pytest.approx(1e-10)
+
+
+def test_adaptive_runs_hit_every_sample_time(reference):
+    result = run_single(RunSpec("heavy_top", "RV", "ODE23", 1e-3, 0.5, options=ADAPTIVE), n_samples=11)
+    assert result.status == "ok"
+    assert np.allclose(result.series["t"], np.linspace(0, 0.5, 11))
+    fixed = run_single(RunSpec("heavy_top", "RV", "RK67", 1e-4, 0.5), n_samples=11)
+    difference = np.abs(result.series["com_z"] - fixed.series["com_z"])
+    assert difference.max() < 1e-3
+
+
+def test_the_rule_tolerances_give_the_fixed_step_order_in_h(reference):
+    """With r_tol = 1e-2 (t_end/h)^-p the error falls like h^p (paper 000 Fig. 5 style)."""
+    hs = [4e-2, 2e-2, 1e-2]          # r_tol = 3.3e-8, 1.0e-9, 3.2e-11
+    errors = [com_error(run_single(RunSpec("heavy_top", "RV", "DOPRI5", h, 0.5, options=ADAPTIVE)), reference)
+              for h in hs]
+    slopes = np.diff(np.log(errors)) / np.diff(np.log(hs))
+    assert np.all(slopes > 3.5), slopes
+
+
+@pytest.mark.parametrize("options, field", [
+    ({"step_control": "adaptive"}, "options.step_control"),           # RK44 has no embedded pair
+    ({"step_control": "sometimes"}, "options.step_control"),
+    ({"rtol": 1e-6}, "options.rtol"),                                 # tolerances need adaptive
+])
+def test_bad_step_control_options_are_input_errors(options, field):
+    with pytest.raises(InputError) as caught:
+        INTEGRATORS["RK44"].validate_options(options)
+    assert caught.value.field == field
+
+
+def test_bad_adaptive_numbers_are_input_errors():
+    with pytest.raises(InputError) as caught:
+        INTEGRATORS["DOPRI5"].validate_options({"step_control": "adaptive", "rtol": -1.0})
+    assert caught.value.field == "options.rtol"
