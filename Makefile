@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 export MPLBACKEND := Agg
 
-.PHONY: install run test test-slow bench clean check-quick
+.PHONY: install run test test-slow bench clean check-quick reproduce-all
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -44,3 +44,10 @@ check-quick: $(STAMP)
 	  'name=$$(basename {} .yaml); $(VENV)/bin/lgbench run {} --profile quick --out results/quick/$$name > results/quick/$$name.log 2>&1 || { cat results/quick/$$name.log; exit 255; }'
 	@status=0; for f in $(QUICK_STUDIES); do name=$$(basename $$f .yaml); \
 	  $(VENV)/bin/lgbench check results/quick/$$name --junit results/quick/$$name/junit.xml || status=1; done; exit $$status
+
+## Every study on its full grid, then its figures and its expectations (hours; resumable).
+reproduce-all: $(STAMP)
+	@status=0; for f in $(QUICK_STUDIES); do name=$$(basename $$f .yaml); \
+	  $(VENV)/bin/lgbench run $$f --out results/$$name --quiet || { status=1; continue; }; \
+	  $(VENV)/bin/lgbench plot results/$$name > /dev/null || status=1; \
+	  $(VENV)/bin/lgbench check results/$$name --junit results/$$name/junit.xml || status=1; done; exit $$status
