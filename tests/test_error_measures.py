@@ -142,3 +142,14 @@ def test_an_exact_reference_uses_the_models_closed_form_solution(tmp_path, monke
     b = read_frame(tmp_path / "numerical" / "errors.csv").sort_values(["run_id", "measure"])["value"].to_numpy()
     assert np.allclose(a, b, rtol=1e-12)
     assert read_frame(tmp_path / "exact" / "reference.csv")["formulation"].iloc[0] == "exact"
+
+
+def test_constrained_runs_store_constraint_residuals_and_multipliers_over_time():
+    from lgbench.runner.single_run import RunSpec, run_single
+
+    result = run_single(RunSpec("heavy_top_constrained", "RV", "generalized-alpha", 1e-3, 0.05), n_samples=11)
+    series = result.series
+    assert series["constraint_residual"].shape == (11,)
+    assert series["constraint_residual"].max() < 1e-8                    # index 3: Phi = 0 to Newton tolerance
+    assert 1e-6 < series["velocity_constraint_residual"].max() < 1.0     # B v = 0 only to O(h^2)
+    assert np.all(series["lambda_norm"][1:] > 100.0)                     # m g plus the centripetal load

@@ -91,6 +91,22 @@ def _failure_message(code: int, t: float, steps: int, system, q: np.ndarray) -> 
     return message
 
 
+def constraint_series(system, times, q_samples, v_samples, lam_samples) -> dict[str, np.ndarray]:
+    """Per sample: ||Phi(q)||, ||B(q) v|| (hidden constraint) and ||lambda|| (paper 002 Figs. 9, 10)."""
+    from lgbench.mbs.constraints import constraint_matrix, constraint_residual
+
+    nq, nv, nc = (int(x) for x in system.sizes)
+    phi = np.zeros(nc)
+    matrix = np.zeros((nc, nv))
+    rows = np.zeros((times.shape[0], 3))
+    for k in range(times.shape[0]):
+        constraint_residual(system, q_samples[k], times[k], phi)
+        constraint_matrix(system, q_samples[k], matrix)
+        rows[k] = (np.linalg.norm(phi), np.linalg.norm(matrix @ v_samples[k]), np.linalg.norm(lam_samples[k]))
+    return {"constraint_residual": rows[:, 0], "velocity_constraint_residual": rows[:, 1],
+            "lambda_norm": rows[:, 2]}
+
+
 def run_single(spec: RunSpec, n_samples: int | None = None) -> RunResult:
     """Integrate one configuration; numerical failure is a status, bad input an InputError.
 
@@ -121,6 +137,9 @@ def run_single(spec: RunSpec, n_samples: int | None = None) -> RunResult:
         data = np.array(rows).reshape(-1, len(model.output_names))
         series = {"t": sample_times[reached]}
         series.update({name: data[:, j] for j, name in enumerate(model.output_names)})
+        if sys.sizes[2] > 0:
+            series.update(constraint_series(sys, sample_times[reached], q_samples[reached], v_samples[reached],
+                                            lam_samples[reached]))
     statistics["us_per_step"] = 1e6 * cpu / steps if steps else float("nan")
     return RunResult(status=status, message=message, steps=int(steps), cpu_s=cpu,
                      t_final=float(t_reached), final_outputs=final, series=series,

@@ -446,6 +446,10 @@ def _check_options(integrator: Any, options: dict[str, Any], field: str, file: s
                          allowed=error.allowed) from None
 
 
+CONSTRAINT_SERIES = ("constraint_residual", "velocity_constraint_residual", "lambda_norm")
+"""Series columns every constrained run has besides the model outputs (``single_run.constraint_series``)."""
+
+
 def _check_series_plots(study: Study, model: Any, file: str) -> None:
     """Series plots name model outputs, methods of the grid and a step size of the grid."""
     labels = study.method_labels()
@@ -453,7 +457,7 @@ def _check_series_plots(study: Study, model: Any, file: str) -> None:
     for index, item in enumerate(study.series_plots):
         field = f"series_plots[{index}]"
         for position, name in enumerate(item.outputs):
-            check_name(name, list(model.outputs), f"output of model {model.name}",
+            check_name(name, list(model.outputs) + list(CONSTRAINT_SERIES), f"output of model {model.name}",
                        f"{field}.outputs[{position}]", file)
         for position, name in enumerate(item.methods):
             check_name(name, labels, "method of this study", f"{field}.methods[{position}]", file)
