@@ -13,7 +13,7 @@ coordinate projection of Eich 1993, paper 001 ref. [6]):
 - positions: Gauss-Newton steps in the local coordinates of the update (UAC, paper 000 Alg. 1),
   [M B^T; B 0] [dq; mu] = [0; -Phi(q)], q <- UAC(q, dq), until ||Phi||_2 <= tolerance; on the Lie
   group the update is exp-based, so R stays orthogonal (the R R^T = I conditions of eq. 12 hold by
-  construction);
+  construction); at least one iteration per call, then until ||Phi||_2 <= tolerance;
 - velocities: one linear solve [M B^T; B 0] [dv; mu] = [0; -B v], v <- v + dv.
 
 Needs nq == nv (RV, Rxyz, EP nodes), so that a velocity-space correction is a coordinate increment.
@@ -118,15 +118,17 @@ def velocity_constraint_norm(sys, q, v, w):
 def project_positions(sys, q, w, tolerance, max_iterations):
     """q moved onto Phi(q) = 0 in place (paper 001 eq. 12, position part).
 
-    Returns the number of Gauss-Newton iterations, or -1 if ||Phi||_2 is still above ``tolerance``
-    after ``max_iterations`` (or the saddle-point matrix is singular).
+    At least one Gauss-Newton iteration (so Phi ends at round-off, not just below ``tolerance``),
+    then more while ||Phi||_2 > ``tolerance``. Returns the number of iterations, or -1 if
+    ``max_iterations`` do not reach the tolerance (or the saddle-point matrix is singular).
     """
     nv = w.M.shape[0]
     nc = w.C.shape[0]
-    for it in range(max_iterations + 1):
-        if constraint_norm(sys, q, w) <= tolerance:
-            return it
-        if it == max_iterations or not _factor_saddle_point(sys, q, w):
+    if nc == 0:
+        return 0
+    constraint_norm(sys, q, w)
+    for it in range(1, max_iterations + 1):
+        if not _factor_saddle_point(sys, q, w):
             return -1
         w.b[:nv] = 0.0
         for r in range(nc):
@@ -135,6 +137,8 @@ def project_positions(sys, q, w, tolerance, max_iterations):
         w.dq[:] = w.b[:nv]
         update_coordinates(sys, q, w.dq, w.moved)
         q[:] = w.moved
+        if constraint_norm(sys, q, w) <= tolerance:
+            return it
     return -1
 
 
