@@ -24,14 +24,17 @@ DIVERGED = 1
 SINGULAR_PARAMETERISATION = 2
 NEWTON_FAILED = 3
 SINGULAR_MATRIX = 4
+PROJECTION_FAILED = 5
 STATUS_NAMES = {OK: "ok", DIVERGED: "diverged", SINGULAR_PARAMETERISATION: "singular",
-                NEWTON_FAILED: "failed", SINGULAR_MATRIX: "failed"}
+                NEWTON_FAILED: "failed", SINGULAR_MATRIX: "failed",
+                PROJECTION_FAILED: "failed"}
 STATUS_MESSAGES = {
     DIVERGED: "non-finite state (NaN/Inf): the integration diverged",
     SINGULAR_PARAMETERISATION: "rotation parameterisation singular (Tait-Bryan pitch at +-pi/2: "
                                "G(theta) not invertible)",
     NEWTON_FAILED: "Newton iteration did not converge within the iteration limit",
     SINGULAR_MATRIX: "singular iteration matrix",
+    PROJECTION_FAILED: "projection onto the position constraints Phi = 0 did not converge",
 }
 
 

@@ -1,0 +1,276 @@
+"""Explicit RK / RKMK for constrained systems: the index-1 DAE with projection (paper 001).
+
+One compiled stepper for every Butcher tableau (tableaus are data, ``tableaus.py``). Per stage i
+(paper 001, RKMK algorithm after eq. 11, on the state-space Lie group TG of eq. 7):
+
+    u_i = h sum_j a_ij K_j,  V_i = v_n + h sum_j a_ij k_j,  Q_i = UAC(q_n, u_i)      (exp(u_i) q_0)
+    k_i, lambda_i from [M B^T; B 0] [k_i; lambda_i] = [g; -B' V_i] at (Q_i, V_i)      (eq. 10)
+    K_i = dexpinv(u_i, V_i, n) on the SO(3) part of Lie group (RV) nodes, K_i = V_i otherwise,
+
+with dexpinv the Bernoulli series truncated after ad^{n-1} for a tableau of order n (``lie.dexpinv``)
+or, with ``dexpinv: closed``, its closed form T_exp^{-1} (paper 000 eq. A3). The step is
+q_{n+1} = UAC(q_n, h sum_j b_j K_j), v_{n+1} = v_n + h sum_j b_j k_j. For classical nodes (Rxyz, EP)
+UAC adds and the scheme is the plain RK method on the index-1 DAE; the EP unit-length condition is
+one more constraint row. After the step, the positions are projected onto Phi = 0 and the
+velocities onto B v = 0 (paper 001 eq. 12, ``mbs.index1``), unless ``projection: false`` (then
+Phi and B v drift, which the statistics show).
+
+The accelerations at the end of a step are those of stage 1 of the next (u_1 = 0, c_1 = 0), so a
+step costs s saddle-point solves, like an unconstrained RK step costs s force evaluations.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from lgbench.exceptions import InputError
+from lgbench.integrators.interface import DIVERGED, OK, PROJECTION_FAILED, SINGULAR_MATRIX, Integration
+from lgbench.integrators.stepping import record_due_samples, step_end_time, step_plan
+from lgbench.integrators.tableaus import TABLEAUS, ButcherTableau
+from lgbench.lie.dexpinv import dexpinv_so3_series
+from lgbench.lie.so3 import tangent_operator_inverse_so3
+from lgbench.mbs.dense import mat3_vec
+from lgbench.mbs.formulations import RV
+from lgbench.mbs.index1 import (
+    constraint_norm, index1_accelerations, make_saddle_point_workspace, project_positions,
+    project_velocities, velocity_constraint_norm,
+)
+from lgbench.mbs.kernels import _rot_start, all_finite, update_coordinates
+from lgbench.mbs.system import B_FORM
+
+# option vector layout (float64)
+O_PROJECTION, O_TOLERANCE, O_MAX_ITERATIONS, O_SERIES_ORDER = range(4)
+N_OPTIONS = 4
+
+# statistics vector layout (float64)
+(ST_STEPS, ST_PROJECTION_ITERATIONS, ST_MAX_PROJECTION_IN_STEP, ST_MAX_PHI, ST_MAX_BV, ST_MAX_PHI_STEP,
+ ST_MAX_BV_STEP, ST_SOLVES) = range(8)
+N_STATISTICS = 8
+
+
+@njit(cache=True)
+def coordinate_slopes(sys, u, v, series_order, K):
+    """K = dexpinv(u, v) on the rotation block of RV nodes (series of order ``series_order``, or the
+    closed form T_exp^{-1}(u) v if it is 0), K = v elsewhere (nq == nv)."""
+    K[:] = v
+    for i in range(sys.body_int.shape[0]):
+        if sys.body_int[i, B_FORM] == RV:
+            qr, vr = _rot_start(sys, i)
+            if series_order > 0:
+                K[qr:qr + 3] = dexpinv_so3_series(u[qr:qr + 3], v[vr:vr + 3], series_order)
+            else:
+                K[qr:qr + 3] = mat3_vec(tangent_operator_inverse_so3(u[qr:qr + 3]), v[vr:vr + 3])
+
+
+@njit(cache=True)
+def _increment(h, weights, n_terms, slopes, out):
+    """out = h sum_{j < n_terms} weights[j] slopes[j]."""
+    for k in range(out.shape[0]):
+        acc = 0.0
+        for j in range(n_terms):
+            acc += weights[j] * slopes[j, k]
+        out[k] = h * acc
+
+
+@njit(cache=True)
+def _advance(h, weights, n_terms, base, slopes, out):
+    """out = base + h sum_{j < n_terms} weights[j] slopes[j]."""
+    _increment(h, weights, n_terms, slopes, out)
+    for k in range(out.shape[0]):
+        out[k] += base[k]
+
+
+@njit(cache=True)
+def index1_rk_step(sys, A, B, C, opts, q, v, a, lam, t, h, Ks, ks, u, qs, vs, lam_stage, w, stats):
+    """One step t -> t + h (stages, update, projection); on entry a, lam belong to (q, v, t), on exit
+    to the new state. Returns a status code."""
+    s = B.shape[0]
+    series_order = int(opts[O_SERIES_ORDER])
+    Ks[0] = v
+    ks[0] = a
+    for i in range(1, s):
+        _increment(h, A[i], i, Ks, u)
+        _advance(h, A[i], i, v, ks, vs)
+        update_coordinates(sys, q, u, qs)
+        coordinate_slopes(sys, u, vs, series_order, Ks[i])
+        if not index1_accelerations(sys, qs, vs, t + C[i] * h, w, ks[i], lam_stage):
+            return SINGULAR_MATRIX
+        stats[ST_SOLVES] += 1
+    _increment(h, B, s, Ks, u)
+    _advance(h, B, s, v, ks, vs)
+    update_coordinates(sys, q, u, qs)
+    if not (all_finite(qs) and all_finite(vs)):
+        return DIVERGED
+    stats[ST_MAX_PHI_STEP] = max(stats[ST_MAX_PHI_STEP], constraint_norm(sys, qs, w))
+    stats[ST_MAX_BV_STEP] = max(stats[ST_MAX_BV_STEP], velocity_constraint_norm(sys, qs, vs, w))
+    if opts[O_PROJECTION] > 0.5:
+        iterations = project_positions(sys, qs, w, opts[O_TOLERANCE], int(opts[O_MAX_ITERATIONS]))
+        if iterations < 0:
+            return PROJECTION_FAILED
+        stats[ST_PROJECTION_ITERATIONS] += iterations
+        stats[ST_MAX_PROJECTION_IN_STEP] = max(stats[ST_MAX_PROJECTION_IN_STEP], iterations)
+        if not project_velocities(sys, qs, vs, w):
+            return SINGULAR_MATRIX
+    if not index1_accelerations(sys, qs, vs, t + h, w, a, lam):
+        return SINGULAR_MATRIX
+    stats[ST_SOLVES] += 1
+    if not (all_finite(qs) and all_finite(vs) and all_finite(a)):
+        return DIVERGED
+    q[:] = qs
+    v[:] = vs
+    return OK
+
+
+@njit(cache=True)
+def integrate_index1_rk(sys, A, B, C, opts, q, v, t0, t_end, h, sample_times, q_samples, v_samples,
+                        lam_samples, w, stats):
+    """Fixed-step run from consistent accelerations at t0 to t_end (last step shortened if needed).
+
+    Records (q, v, lambda) at the first step boundary at or after each sample time and the maxima of
+    ||Phi|| and ||B v|| over all states (after projection) in ``stats``. Returns (status, steps, t,
+    lambda at t).
+    """
+    s = B.shape[0]
+    nq = q.shape[0]
+    nv = v.shape[0]
+    nc = w.C.shape[0]
+    Ks = np.zeros((s, nq))
+    ks = np.zeros((s, nv))
+    u = np.zeros(nq)
+    qs = np.zeros(nq)
+    vs = np.zeros(nv)
+    a = np.zeros(nv)
+    lam = np.zeros(nc)
+    lam_stage = np.zeros(nc)
+    if not index1_accelerations(sys, q, v, t0, w, a, lam):
+        return SINGULAR_MATRIX, 0, t0, lam
+    stats[ST_SOLVES] += 1
+    stats[ST_MAX_PHI] = max(stats[ST_MAX_PHI], constraint_norm(sys, q, w))
+    stats[ST_MAX_BV] = max(stats[ST_MAX_BV], velocity_constraint_norm(sys, q, v, w))
+    total, last = step_plan(t0, t_end, h)
+    next_sample = record_due_samples(sample_times, 0, t0, h, q, v, lam, q_samples, v_samples, lam_samples)
+    steps = 0
+    t = t0
+    for n in range(total):
+        hn = h if n < total - 1 else last
+        status = index1_rk_step(sys, A, B, C, opts, q, v, a, lam, t, hn, Ks, ks, u, qs, vs, lam_stage, w,
+                                stats)
+        if status != OK:
+            return status, steps, t, lam
+        steps += 1
+        stats[ST_STEPS] += 1
+        t = step_end_time(t0, t_end, h, n, total)
+        stats[ST_MAX_PHI] = max(stats[ST_MAX_PHI], constraint_norm(sys, q, w))
+        stats[ST_MAX_BV] = max(stats[ST_MAX_BV], velocity_constraint_norm(sys, q, v, w))
+        next_sample = record_due_samples(sample_times, next_sample, t, h, q, v, lam, q_samples, v_samples,
+                                         lam_samples)
+    return OK, steps, t, lam
+
+
+INDEX1_DEFAULTS: dict[str, Any] = {
+    "projection": True,            # paper 001 eq. (12) after every step
+    "projection_tolerance": 1e-13,  # on ||Phi||_2 after the position projection
+    "max_projection_iterations": 10,
+    "dexpinv": "series",           # "series" (paper 001, truncated at the tableau order) or "closed"
+}
+INDEX1_FORMULATIONS = ("RV", "Rxyz", "EP")
+
+
+@dataclass(frozen=True)
+class Index1RungeKutta:
+    """A Butcher tableau applied to the index-1 DAE with projection (registry entry)."""
+
+    tableau: ButcherTableau
+    kind: str = "explicit"
+    formulations: tuple[str, ...] = INDEX1_FORMULATIONS
+
+    @property
+    def name(self) -> str:
+        return f"{self.tableau.name}-index1"
+
+    @property
+    def order(self) -> int:
+        return self.tableau.order
+
+    @property
+    def description(self) -> str:
+        return (f"{self.tableau.name} (RKMK for RV) on the index-1 DAE, projection onto Phi = 0 and "
+                f"B v = 0 after each step (paper 001)")
+
+    def validate_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        merged = dict(INDEX1_DEFAULTS)
+        for key, value in options.items():
+            if key not in merged:
+                raise InputError(f"unknown option '{key}' of integrator '{self.name}'",
+                                 field=f"options.{key}", allowed=sorted(merged))
+            merged[key] = value
+        if not isinstance(merged["projection"], (bool, np.bool_)):
+            raise InputError(f"must be true or false, got {merged['projection']!r}", field="options.projection")
+        if merged["dexpinv"] not in ("series", "closed"):
+            raise InputError(f"invalid value {merged['dexpinv']!r}", field="options.dexpinv",
+                             allowed=["series", "closed"])
+        tolerance = merged["projection_tolerance"]
+        if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not tolerance > 0:
+            raise InputError(f"must be a positive number, got {tolerance!r}", field="options.projection_tolerance")
+        merged["projection_tolerance"] = float(tolerance)
+        iterations = merged["max_projection_iterations"]
+        if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 1:
+            raise InputError(f"must be a positive integer, got {iterations!r}",
+                             field="options.max_projection_iterations")
+        return merged
+
+    def option_vector(self, options: dict[str, Any]) -> np.ndarray:
+        opts = np.zeros(N_OPTIONS)
+        opts[O_PROJECTION] = options["projection"]
+        opts[O_TOLERANCE] = options["projection_tolerance"]
+        opts[O_MAX_ITERATIONS] = options["max_projection_iterations"]
+        opts[O_SERIES_ORDER] = self.tableau.order if options["dexpinv"] == "series" else 0
+        return opts
+
+    def integrate(self, system, q0, v0, options, h, t_end, sample_times) -> Integration:
+        """Warm-up step (compilation), then the timed run (including the initial accelerations)."""
+        nq, nv, nc = (int(x) for x in system.sizes)
+        if nq != nv:
+            raise InputError(f"integrator '{self.name}' needs as many coordinates as velocities "
+                             f"(nq = {nq}, nv = {nv})", field="formulation", allowed=list(self.formulations))
+        merged = self.validate_options(options)
+        opts = self.option_vector(merged)
+        tab = self.tableau
+        n_bodies = system.body_int.shape[0]
+        ns = sample_times.shape[0]
+        q_samples = np.zeros((ns, nq))
+        v_samples = np.zeros((ns, nv))
+        lam_samples = np.zeros((ns, nc))
+        integrate_index1_rk(system, tab.A, tab.B, tab.C, opts, q0.copy(), v0.copy(), 0.0, h, h, np.zeros(0),
+                            q_samples[:0], v_samples[:0], lam_samples[:0],
+                            make_saddle_point_workspace(nq, nv, nc, n_bodies), np.zeros(N_STATISTICS))
+        workspace = make_saddle_point_workspace(nq, nv, nc, n_bodies)
+        stats = np.zeros(N_STATISTICS)
+        q = q0.copy()
+        v = v0.copy()
+        start = time.process_time()
+        code, steps, t_reached, lam = integrate_index1_rk(system, tab.A, tab.B, tab.C, opts, q, v, 0.0, t_end,
+                                                          h, sample_times, q_samples, v_samples, lam_samples,
+                                                          workspace, stats)
+        cpu = time.process_time() - start
+        done = max(int(stats[ST_STEPS]), 1)
+        statistics = {
+            "max_constraint_residual": stats[ST_MAX_PHI],
+            "max_velocity_constraint_residual": stats[ST_MAX_BV],
+            "max_constraint_residual_before_projection": stats[ST_MAX_PHI_STEP],
+            "max_velocity_constraint_residual_before_projection": stats[ST_MAX_BV_STEP],
+            "projection_iterations": int(stats[ST_PROJECTION_ITERATIONS]),
+            "projection_per_step": stats[ST_PROJECTION_ITERATIONS] / done,
+            "max_projection_in_step": int(stats[ST_MAX_PROJECTION_IN_STEP]),
+            "saddle_point_solves": int(stats[ST_SOLVES]),
+            "projection_tolerance": merged["projection_tolerance"],
+        }
+        return Integration(int(code), int(steps), float(t_reached), cpu, q, v, lam, q_samples, v_samples,
+                           lam_samples, statistics)
+
+
+INDEX1_INTEGRATORS = {entry.name: entry for entry in (Index1RungeKutta(t) for t in TABLEAUS.values())}
