@@ -22,6 +22,7 @@ from lgbench.mbs.chain import (
 )
 from lgbench.mbs.dense import cross, mat3_vec, mat3t_vec, solve_small
 from lgbench.mbs.trajectories import prescribed_motion
+from lgbench.mbs.manufactured import MANUFACTURED_LOAD, manufactured_load
 from lgbench.mbs.formulations import EP, EP_F1, F1, RV, RXYZ
 from lgbench.mbs.system import (
     B_COM, B_FORM, B_INERTIA, B_INERTIA_INV, B_KIND, B_MASS, B_QSTART, B_VSTART, BODY_TORQUE, C_COORDINATE,
@@ -212,6 +213,11 @@ def applied_loads(sys, q, v, t, force, torque):
             if sys.body_int[i, B_KIND] == FREE:
                 force[i] += f
             torque[i] += cross(p[6:9], mat3t_vec(R, f))
+        elif ftype == MANUFACTURED_LOAD:
+            f, couple = manufactured_load(sys.body_real[i, B_MASS],
+                                          sys.body_real[i, B_INERTIA:B_INERTIA + 9].reshape(3, 3), p, t)
+            force[i] += f
+            torque[i] += mat3t_vec(R, couple)
 
 
 @njit(cache=True)
