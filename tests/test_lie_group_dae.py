@@ -9,7 +9,9 @@ from lgbench.exceptions import InputError
 from lgbench.integrators import generalized_alpha as ga
 from lgbench.integrators.implicit import GENERALIZED_ALPHA, option_vector
 from lgbench.mbs.constraints import constraint_curvature, constraint_matrix, constraint_residual
-from lgbench.mbs.kernels import update_coordinates
+from lgbench.lie.so3 import exp_so3
+from lgbench.mbs.kernels import accelerations, update_coordinates
+from lgbench.mbs.residual import generalized_forces, mass_matrix
 from lgbench.models import MODELS
 from lgbench.runner.single_run import RunSpec, run_single
 
@@ -189,3 +191,20 @@ def test_invalid_index_and_starting_value_options_are_input_errors(options, fiel
     with pytest.raises(InputError) as caught:
         option_vector(GENERALIZED_ALPHA, options)
     assert caught.value.field == field
+
+
+def test_unconstrained_se3_accelerations_solve_the_residual_equations_eq_22b():
+    """accelerations() (explicit path) and M v' = g of the residual agree on SE(3) nodes:
+    m U' = R^T f - m Omega x U."""
+    built = TOP.build("SE3")
+    sys = built.system
+    rng = np.random.default_rng(2)
+    q, v = built.q0 + rng.normal(size=6), rng.normal(size=6)
+    a, g, M = np.zeros(6), np.zeros(6), np.zeros((6, 6))
+    force, torque = np.zeros((1, 3)), np.zeros((1, 3))
+    assert accelerations(sys, q, v, 0.0, force, torque, a) == 0
+    generalized_forces(sys, q, v, 0.0, force, torque, g)
+    mass_matrix(sys, q, M)
+    np.testing.assert_allclose(M @ a, g, atol=1e-12)
+    expected = exp_so3(q[3:6]).T @ np.asarray(TOP.defaults["gravity"]) - np.cross(v[3:6], v[0:3])
+    np.testing.assert_allclose(a[0:3], expected, atol=1e-12)

@@ -12,7 +12,8 @@ primitives, from which every joint is built (``SystemBuilder.add_*_joint``):
   written in body 1's frame as in paper 002 eqs. (21c), (22c) (X - R^T x = 0 for g = 0, b1 = -X).
   With c = R1^T (x1 - g): Phi' = -R1^T x1' + omega x c, so B = [-R^T, -hat(c) W] for R3 x SO(3)
   nodes and B = [-I, -hat(c)] for SE3 nodes (constant on the constraint manifold, paper 002
-  Lemma 3.5).
+  Lemma 3.5);
+- DISTANCE (1 row): (|p1 - p2|^2 - L^2)/2 = 0 (paper 002 Example 3.2), B = d^T (J_1 - J_2) with d = p1 - p2.
 
 SE3 nodes move their reference point with x' = R U and x'' = R U' + R (omega x U).
 
@@ -31,7 +32,7 @@ from lgbench.mbs.kernels import (
 )
 from lgbench.mbs.formulations import SE3
 from lgbench.mbs.system import (
-    B_CROW, B_FORM, B_KIND, B_VSTART, BODY_FRAME_POINT, COINCIDENT, FREE, GROUND, J_BODY1, J_BODY2, J_ROW,
+    B_CROW, B_FORM, B_KIND, B_VSTART, BODY_FRAME_POINT, COINCIDENT, DISTANCE, FREE, GROUND, J_BODY1, J_BODY2, J_ROW,
     J_TYPE, PERPENDICULAR, POINT_ON_LINE, S_NC,
 )
 
@@ -156,6 +157,11 @@ def constraint_residual(sys, q, t, phi):
         elif kind == BODY_FRAME_POINT:
             c = _reference_in_body_frame(sys, b1, q, p[3:6])
             phi[row:row + 3] = -c - p[0:3]
+        elif kind == DISTANCE:
+            p1, _, _ = point_kinematics(sys, b1, q, z, p[0:3])
+            p2, _, _ = point_kinematics(sys, b2, q, z, p[3:6])
+            d = p1 - p2
+            phi[row] = 0.5 * (d @ d - p[6] * p[6])
 
 
 @njit(cache=True)
@@ -197,6 +203,12 @@ def constraint_matrix(sys, q, C):
                 _add_projected_jacobian(sys, b1, q, t, d, False, 1.0, row + k, C)
         elif kind == BODY_FRAME_POINT:
             _add_body_frame_point_jacobian(sys, b1, q, p[3:6], row, C)
+        elif kind == DISTANCE:
+            p1, _, _ = point_kinematics(sys, b1, q, z, p[0:3])
+            p2, _, _ = point_kinematics(sys, b2, q, z, p[3:6])
+            d = p1 - p2
+            _add_projected_jacobian(sys, b1, q, p[0:3], d, True, 1.0, row, C)
+            _add_projected_jacobian(sys, b2, q, p[3:6], d, True, -1.0, row, C)
 
 
 @njit(cache=True)
@@ -237,6 +249,11 @@ def constraint_curvature(sys, q, v, out):
             ub = mat3t_vec(R, u)
             out[row:row + 3] = (2.0 * cross(omega, ub) + cross(rate, c) - cross(omega, cross(omega, c))
                                 - mat3t_vec(R, translation_rate(sys, b1, q, v)))
+        elif kind == DISTANCE:
+            p1, pd1, pa1 = point_kinematics(sys, b1, q, v, p[0:3])
+            p2, pd2, pa2 = point_kinematics(sys, b2, q, v, p[3:6])
+            dd = pd1 - pd2
+            out[row] = dd @ dd + (p1 - p2) @ (pa1 - pa2)
 
 
 @njit(cache=True)
