@@ -208,3 +208,15 @@ def test_unconstrained_se3_accelerations_solve_the_residual_equations_eq_22b():
     np.testing.assert_allclose(M @ a, g, atol=1e-12)
     expected = exp_so3(q[3:6]).T @ np.asarray(TOP.defaults["gravity"]) - np.cross(v[3:6], v[0:3])
     np.testing.assert_allclose(a[0:3], expected, atol=1e-12)
+
+
+def test_t_se3_in_the_iteration_matrix_keeps_the_solution_and_se3_newton_is_cheap_sect_3_5():
+    """T_SE3 (eq. 35) in the iteration matrix changes only the iteration, not the converged step; with
+    its constant M and B on the manifold the SE(3) top needs about 2 Newton iterations per step."""
+    plain = top_run("SE3", 2e-3, 0.1, (("newton_rtol", 1e-12), ("texp", False)))
+    texp = top_run("SE3", 2e-3, 0.1, (("newton_rtol", 1e-12), ("texp", True)))
+    com = ["com_x", "com_y", "com_z"]
+    np.testing.assert_allclose(outputs(texp, com), outputs(plain, com), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(outputs(texp, LAMBDA), outputs(plain, LAMBDA), rtol=1e-6)   # Newton-tolerance level
+    rv = top_run("RV", 2e-3, 0.1, (("newton_rtol", 1e-12), ("texp", True)))
+    assert texp.statistics["newton_per_step"] <= 2.5 < rv.statistics["newton_per_step"]
