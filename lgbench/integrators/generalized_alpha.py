@@ -17,6 +17,16 @@ Newton (paper 000 Sect. 3.3-3.4), shared by every method of this form:
   iteration count exceeds ``max_modified_iterations`` or the contraction rate exceeds
   ``contractivity``; a growing residual restarts the step from the predictor, and a step that
   fails again after a restart continues with full Newton).
+
+Stabilised index-2 formulation (paper 002 eqs. 55-56, option ``index = 2``): the increment gets the
+term -h B^T(q_n) eta_n and B(q_{n+1}) v_{n+1} = 0 is imposed. Unknowns (dq_n, beta h^2 lambda, h eta)
+with v_{n+1}, v'_{n+1} driven by dq_n + h B^T(q_n) eta (eq. 61); the hidden-constraint rows are
+multiplied by h beta / gamma, which gives the bounded iteration matrix of eq. (62):
+[[S_11, B^T, (M beta' + C_t gamma') B_n^T], [B T, 0, 0], [B + Z T / gamma', 0, B B_n^T]] (scaled as
+above), Z = d(B v)/dq by forward differences along UAC.
+
+Lie group nodes: T = T_SO3 on the rotation block of RV nodes and T_SE3 (paper 002 eq. 35) on the
+6-block of SE3 nodes.
 """
 from __future__ import annotations
 
@@ -27,27 +37,28 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from lgbench.lie.se3 import tangent_operator_se3
 from lgbench.lie.so3 import tangent_operator_so3
 from lgbench.integrators.stepping import record_due_samples, step_end_time, step_plan
 from lgbench.mbs.constraints import constraint_curvature, constraint_matrix, constraint_residual
 from lgbench.mbs.dense import lu_factor, lu_solve
-from lgbench.mbs.formulations import RV
-from lgbench.mbs.kernels import DIVERGED, OK, _rot_start, all_finite, update_coordinates
+from lgbench.mbs.formulations import RV, SE3
+from lgbench.mbs.kernels import DIVERGED, OK, _rot_start, algebra_commutator, all_finite, update_coordinates
 from lgbench.mbs.residual import dynamic_residual, generalized_forces
-from lgbench.mbs.system import B_FORM, S_NC
+from lgbench.mbs.system import B_FORM, B_VSTART, S_NC
 
 NEWTON_FAILED = 3
 SINGULAR_MATRIX = 4
 
 # option vector layout (float64)
 (O_MODIFIED, O_TEXP, O_TANGENT, O_RTOL, O_ATOL, O_MAX_ITERATIONS, O_MAX_MODIFIED, O_CONTRACTIVITY,
- O_FD_REL, O_FD_MIN, O_SCALING) = range(11)
-N_OPTIONS = 11
+ O_FD_REL, O_FD_MIN, O_SCALING, O_INDEX) = range(12)
+N_OPTIONS = 12
 
 # statistics vector layout (float64)
 (ST_NEWTON, ST_JACOBIANS, ST_FACTORIZATIONS, ST_STEPS, ST_MAX_ITERATIONS, ST_MAX_PHI, ST_MAX_BV,
- ST_FULL_NEWTON_FALLBACKS) = range(8)
-N_STATISTICS = 8
+ ST_FULL_NEWTON_FALLBACKS, ST_MAX_ETA) = range(9)
+N_STATISTICS = 9
 
 
 @dataclass(frozen=True)
@@ -81,7 +92,8 @@ def generalized_alpha(rho_inf: float) -> SecondOrderMethod:
 
 @njit(cache=True)
 def _tangent_matrix(sys, dq, T):
-    """Block-diagonal T_exp(dq): T_exp_SO(3) on the rotation block of Lie group nodes, I elsewhere."""
+    """Block-diagonal T(dq): T_SO3 on the rotation block of RV nodes, T_SE3 (paper 002 eq. 35) on the
+    6-block of SE3 nodes, I elsewhere."""
     T[:, :] = 0.0
     for k in range(T.shape[0]):
         T[k, k] = 1.0
@@ -89,6 +101,9 @@ def _tangent_matrix(sys, dq, T):
         if sys.body_int[i, B_FORM] == RV:
             qr, vr = _rot_start(sys, i)
             T[vr:vr + 3, vr:vr + 3] = tangent_operator_so3(dq[qr:qr + 3])
+        elif sys.body_int[i, B_FORM] == SE3:
+            vs = sys.body_int[i, B_VSTART]
+            T[vs:vs + 6, vs:vs + 6] = tangent_operator_se3(dq[vs:vs + 6])
 
 
 @njit(cache=True)
@@ -175,8 +190,9 @@ def iteration_matrix(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w):
 
 
 @njit(cache=True)
-def _residual_norm(sys, q, v, a, lam, t, w):
-    """||[r; Phi]||_2 (unscaled), leaving r in w.r and Phi in w.phi."""
+def _residual_norm(sys, q, v, a, lam, t, w, index2):
+    """||[r; Phi]||_2 (index 3) or ||[r; Phi; B v]||_2 (index 2), unscaled; leaves r in w.r, Phi in
+    w.phi and B(q) v in w.bv."""
     dynamic_residual(sys, q, v, a, lam, t, w.M, w.C, w.force, w.torque, w.g, w.r)
     constraint_residual(sys, q, t, w.phi)
     s = 0.0
@@ -184,19 +200,67 @@ def _residual_norm(sys, q, v, a, lam, t, w):
         s += w.r[k] * w.r[k]
     for k in range(w.phi.shape[0]):
         s += w.phi[k] * w.phi[k]
+    if index2:
+        w.bv[:] = w.C @ v
+        for k in range(w.bv.shape[0]):
+            s += w.bv[k] * w.bv[k]
     return math.sqrt(s)
 
 
 @njit(cache=True)
+def stabilisation_blocks(sys, q, v, bp, gp, scale, opts, w):
+    """Index-2 blocks of the iteration matrix (paper 002 eq. 62) into w.S, after ``iteration_matrix``.
+
+    eta column: scale (M beta' + C_t gamma') B(q_n)^T; hidden-constraint rows (times 1/gamma'):
+    B + Z T / gamma' and B B(q_n)^T, with Z = d(B(q) v)/dq along UAC by forward differences.
+    """
+    nv = v.shape[0]
+    nc = sys.sizes[S_NC]
+    S = w.S
+    rel = opts[O_FD_REL]
+    floor = opts[O_FD_MIN]
+    bv = w.C @ v
+    for k in range(nv):
+        eps = _step_sizes(q[k], rel, floor)
+        w.z[:] = 0.0
+        w.z[k] = eps
+        update_coordinates(sys, q, w.z, w.qp)
+        constraint_matrix(sys, w.qp, w.Cp)
+        bvp = w.Cp @ v
+        for r in range(nc):
+            w.Z[r, k] = (bvp[r] - bv[r]) / eps
+    ZT = w.Z @ w.T if opts[O_TEXP] > 0.5 else w.Z
+    A = scale * (bp * w.M + gp * w.Ct)
+    ABn = A @ w.Cn.T
+    BBn = w.C @ w.Cn.T
+    for r in range(nv):
+        for c in range(nc):
+            S[r, nv + nc + c] = ABn[r, c]
+    for r in range(nc):
+        for c in range(nv):
+            S[nv + nc + r, c] = w.C[r, c] + ZT[r, c] / gp
+        for c in range(nc):
+            S[nv + nc + r, nv + c] = 0.0
+            S[nv + nc + r, nv + nc + c] = BBn[r, c]
+            S[nv + r, nv + nc + c] = 0.0
+
+
+@njit(cache=True)
 def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, stats):
-    """One step t -> t + h of paper 000 Alg. 5 (Alg. 4 for classical nodes); state updated in place."""
+    """One step t -> t + h of paper 000 Alg. 5 (Alg. 4 for classical nodes) = paper 002 eq. (37), or of
+    the stabilised index-2 integrator paper 002 eq. (56) if opts[O_INDEX] == 2; state updated in place."""
     am, af, beta, gamma = method[0], method[1], method[2], method[3]
     nv = v.shape[0]
     nc = sys.sizes[S_NC]
+    index2 = opts[O_INDEX] < 2.5 and nc > 0
     bp = (1.0 - am) / (h * h * beta * (1.0 - af))
     gp = gamma / (h * beta)
     scale = beta * h * h if opts[O_SCALING] > 0.5 else 1.0
     t1 = t + h
+    if index2:
+        constraint_matrix(sys, q, w.Cn)
+    zeta = np.zeros(nc)   # h eta_n of eq. (56b)
+    shift = np.zeros(nv)  # B(q_n)^T times the eta correction
     # predictor (Alg. 5 lines 1-6)
     abar = (af * vd - am * a_alg) / (1.0 - am)
     v1 = v + h * (1.0 - gamma) * a_alg + h * gamma * abar
@@ -205,7 +269,7 @@ def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, sta
     update_coordinates(sys, q, dqn, q1)
     vd1 = np.zeros(nv)
     lam1 = np.zeros(nc)
-    res0 = _residual_norm(sys, q1, v1, vd1, lam1, t1, w)
+    res0 = _residual_norm(sys, q1, v1, vd1, lam1, t1, w, index2)
     if not math.isfinite(res0):
         return DIVERGED
     if res0 <= opts[O_ATOL]:
@@ -222,6 +286,8 @@ def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, sta
         n_it = k
         if full_now or not w.jacobian_valid[0]:
             iteration_matrix(sys, q1, dqn, v1, vd1, lam1, t1, bp, gp, scale, opts, w)
+            if index2:
+                stabilisation_blocks(sys, q1, v1, bp, gp, scale, opts, w)
             stats[ST_JACOBIANS] += 1
             w.LU[:, :] = w.S
             stats[ST_FACTORIZATIONS] += 1
@@ -234,16 +300,25 @@ def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, sta
             w.rhs[r] = -scale * w.r[r]
         for r in range(nc):
             w.rhs[nv + r] = -w.phi[r]
+        if index2:
+            for r in range(nc):
+                w.rhs[nv + nc + r] = -w.bv[r] / gp
         lu_solve(w.LU, w.piv, w.rhs)
+        if index2:
+            dz = w.rhs[nv + nc:nv + 2 * nc]
+            zeta += dz
+            shift[:] = w.Cn.T @ dz
         for r in range(nv):
             d = w.rhs[r]
             dqn[r] += d
+            if index2:
+                d += shift[r]
             v1[r] += gp * d
             vd1[r] += bp * d
         for r in range(nc):
             lam1[r] += w.rhs[nv + r] / scale
         update_coordinates(sys, q, dqn, q1)
-        res = _residual_norm(sys, q1, v1, vd1, lam1, t1, w)
+        res = _residual_norm(sys, q1, v1, vd1, lam1, t1, w, index2)
         diverged = not math.isfinite(res)
         if diverged and full_now:
             stats[ST_NEWTON] += k
@@ -271,8 +346,9 @@ def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, sta
                     v1 = v + h * (1.0 - gamma) * a_alg + h * gamma * abar
                     vd1[:] = 0.0
                     lam1[:] = 0.0
+                    zeta[:] = 0.0
                     update_coordinates(sys, q, dqn, q1)
-                    res = _residual_norm(sys, q1, v1, vd1, lam1, t1, w)
+                    res = _residual_norm(sys, q1, v1, vd1, lam1, t1, w, index2)
         last = res
     stats[ST_NEWTON] += n_it
     stats[ST_MAX_ITERATIONS] = max(stats[ST_MAX_ITERATIONS], n_it)
@@ -284,6 +360,8 @@ def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, sta
     v[:] = v1
     vd[:] = vd1
     lam[:] = lam1
+    if index2:
+        stats[ST_MAX_ETA] = max(stats[ST_MAX_ETA], math.sqrt(np.sum(zeta ** 2)) / h)
     if not (all_finite(q) and all_finite(v)):
         return DIVERGED
     return OK
@@ -321,6 +399,56 @@ def consistent_accelerations(sys, q, v, t, vd, lam):
 
 
 @njit(cache=True)
+def corrected_starting_values(sys, method, q, v, vd, a, h, s, perturb_velocity):
+    """Starting values of paper 002 Table 1 (a0) and, with ``perturb_velocity``, Table 2 (a0 and v0).
+
+    On entry q, v are consistent and vd = v'(0) from eq. (19); on return
+    a = v'(0) + Delta_alpha h (v'_{sh} - v'_{-sh}) / (2 s h) (eq. 141) and, for the index-3 method,
+    v = v(0) + Delta_v with [[M, B^T], [B, 0]] [Delta_v; x] = [0; h^2 B (C_q v'' + hat(v) v' / 12)]
+    (eq. 142), v'' approximated by the same central difference. Returns False on a singular system.
+    """
+    am, af, beta = method[0], method[1], method[2]
+    nv = v.shape[0]
+    nc = sys.sizes[S_NC]
+    sh = s * h
+    vd_plus = np.zeros(nv)
+    vd_minus = np.zeros(nv)
+    lam_work = np.zeros(nc)
+    q_shift = np.empty_like(q)
+    for sign in (1.0, -1.0):
+        update_coordinates(sys, q, sign * sh * v + 0.5 * sh * sh * vd, q_shift)
+        out = vd_plus if sign > 0.0 else vd_minus
+        if not consistent_accelerations(sys, q_shift, v + sign * sh * vd, sign * sh, out, lam_work):
+            return False
+    vdd = (vd_plus - vd_minus) / (2.0 * sh)
+    a[:] = vd + (am - af) * h * vdd
+    if not perturb_velocity or nc == 0:
+        return True
+    cq = (1.0 - 6.0 * beta - 3.0 * (am - af)) / 6.0   # paper 002 eq. (40a), Lemma 4.2
+    bracket = np.zeros(nv)
+    algebra_commutator(sys, v, vd, bracket)
+    M = np.zeros((nv, nv))
+    C = np.zeros((nc, nv))
+    g = np.zeros(nv)
+    r = np.zeros(nv)
+    nb = sys.body_int.shape[0]
+    dynamic_residual(sys, q, v, np.zeros(nv), np.zeros(nc), 0.0, M, C, np.zeros((nb, 3)), np.zeros((nb, 3)),
+                     g, r)
+    A = np.zeros((nv + nc, nv + nc))
+    A[:nv, :nv] = M
+    A[:nv, nv:] = C.T
+    A[nv:, :nv] = C
+    b = np.zeros(nv + nc)
+    b[nv:] = h * h * (C @ (cq * vdd + bracket / 12.0))
+    piv = np.zeros(nv + nc, dtype=np.int64)
+    if not lu_factor(A, piv):
+        return False
+    lu_solve(A, piv, b)
+    v += b[:nv]
+    return True
+
+
+@njit(cache=True)
 def constraint_norms(sys, q, v, w):
     """(||Phi(q)||_2, ||B(q) v||_2)."""
     constraint_residual(sys, q, 0.0, w.phi)
@@ -341,6 +469,9 @@ class ImplicitWorkspace(NamedTuple):
     T: np.ndarray
     S: np.ndarray
     LU: np.ndarray
+    Cn: np.ndarray
+    Z: np.ndarray
+    bv: np.ndarray
     piv: np.ndarray
     rhs: np.ndarray
     r: np.ndarray
@@ -357,12 +488,13 @@ class ImplicitWorkspace(NamedTuple):
     jacobian_valid: np.ndarray
 
 
-def make_workspace(nq: int, nv: int, nc: int, n_bodies: int) -> ImplicitWorkspace:
-    n = nv + nc
+def make_workspace(nq: int, nv: int, nc: int, n_bodies: int, index: int = 3) -> ImplicitWorkspace:
+    """Arrays for the index-3 system (nv + nc unknowns) or the index-2 one (nv + 2 nc)."""
+    n = nv + nc if index == 3 or nc == 0 else nv + 2 * nc
     return ImplicitWorkspace(
         M=np.zeros((nv, nv)), Mp=np.zeros((nv, nv)), C=np.zeros((nc, nv)), Cp=np.zeros((nc, nv)),
         K=np.zeros((nv, nv)), Ct=np.zeros((nv, nv)), T=np.zeros((nv, nv)), S=np.zeros((n, n)),
-        LU=np.zeros((n, n)), piv=np.zeros(n, dtype=np.int64), rhs=np.zeros(n), r=np.zeros(nv),
+        LU=np.zeros((n, n)), Cn=np.zeros((nc, nv)), Z=np.zeros((nc, nv)), bv=np.zeros(nc), piv=np.zeros(n, dtype=np.int64), rhs=np.zeros(n), r=np.zeros(nv),
         r0=np.zeros(nv), rp=np.zeros(nv), g=np.zeros(nv), gp=np.zeros(nv), phi=np.zeros(nc),
         z=np.zeros(nq), qp=np.zeros(nq), vp=np.zeros(nv), force=np.zeros((n_bodies, 3)),
         torque=np.zeros((n_bodies, 3)), jacobian_valid=np.zeros(1, dtype=np.bool_),

@@ -46,6 +46,9 @@ NEWTON_DEFAULTS: dict[str, Any] = {
     "scaling": True,           # paper 002 eq. (57)
     "fd_relative_step": 1e-7,  # forward differences: step = rel * max(floor, |x|)
     "fd_step_floor": 1e-2,
+    "index": 3,                       # 3: eq. (37) of paper 002; 2: stabilised index-2 eq. (56)
+    "starting_values": "classical",   # a0 = v'(0), or "corrected": paper 002 Table 1 (index 2) / Table 2 (index 3)
+    "starting_step_fraction": 0.1,    # s of paper 002 Tables 1, 2 (difference step s h for v''(0))
 }
 
 GENERALIZED_ALPHA = ImplicitIntegrator(
@@ -56,7 +59,8 @@ GENERALIZED_ALPHA = ImplicitIntegrator(
 
 IMPLICIT_INTEGRATORS = {GENERALIZED_ALPHA.name: GENERALIZED_ALPHA}
 
-_CHOICES = {"newton": ("full", "modified"), "tangent": ("forces", "full")}
+_CHOICES = {"newton": ("full", "modified"), "tangent": ("forces", "full"),
+            "starting_values": ("classical", "corrected")}
 
 
 def option_vector(integrator: ImplicitIntegrator, options: dict[str, Any]) -> tuple[np.ndarray, dict]:
@@ -70,13 +74,20 @@ def option_vector(integrator: ImplicitIntegrator, options: dict[str, Any]) -> tu
     for key, allowed in _CHOICES.items():
         if merged[key] not in allowed:
             raise InputError(f"invalid value {merged[key]!r}", field=f"options.{key}", allowed=list(allowed))
-    for key in ("rho_inf", "newton_rtol", "newton_atol", "contractivity", "fd_relative_step", "fd_step_floor"):
+    if merged["index"] not in (2, 3) or isinstance(merged["index"], bool):
+        raise InputError(f"invalid value {merged['index']!r}", field="options.index", allowed=[2, 3])
+    merged["index"] = int(merged["index"])
+    for key in ("rho_inf", "newton_rtol", "newton_atol", "contractivity", "fd_relative_step", "fd_step_floor",
+                "starting_step_fraction"):
         try:
             merged[key] = float(merged[key])
         except (TypeError, ValueError):
             raise InputError(f"must be a number, got {merged[key]!r}", field=f"options.{key}") from None
     if not 0.0 <= merged["rho_inf"] <= 1.0:
         raise InputError(f"must lie in [0, 1], got {merged['rho_inf']}", field="options.rho_inf")
+    if not 0.0 < merged["starting_step_fraction"] <= 1.0:
+        raise InputError(f"must lie in (0, 1], got {merged['starting_step_fraction']}",
+                         field="options.starting_step_fraction")
     for key in ("max_iterations", "max_modified_iterations"):
         if not isinstance(merged[key], (int, np.integer)) or merged[key] < 1:
             raise InputError(f"must be a positive integer, got {merged[key]!r}", field=f"options.{key}")
@@ -95,12 +106,13 @@ def option_vector(integrator: ImplicitIntegrator, options: dict[str, Any]) -> tu
     opts[ga.O_FD_REL] = merged["fd_relative_step"]
     opts[ga.O_FD_MIN] = merged["fd_step_floor"]
     opts[ga.O_SCALING] = merged["scaling"]
+    opts[ga.O_INDEX] = merged["index"]
     return opts, merged
 
 
 def run_implicit(system, integrator: ImplicitIntegrator, q0, v0, options, h, t_end,
                  sample_times) -> Integration:
-    """Compiled generalized-alpha run; the timed region includes the consistent initial accelerations."""
+    """Compiled generalized-alpha run; the timed region includes the (corrected) starting values."""
     nq, nv, nc = (int(x) for x in system.sizes)
     opts, merged = option_vector(integrator, options)
     method = integrator.method(merged).as_array()
@@ -109,6 +121,8 @@ def run_implicit(system, integrator: ImplicitIntegrator, q0, v0, options, h, t_e
     v_samples = np.zeros((ns, nv))
     lam_samples = np.zeros((ns, nc))
     n_bodies = system.body_int.shape[0]
+    index = merged["index"]
+    corrected = merged["starting_values"] == "corrected"
 
     def fresh_state():
         q = q0.copy()
@@ -116,13 +130,17 @@ def run_implicit(system, integrator: ImplicitIntegrator, q0, v0, options, h, t_e
         vd = np.zeros(nv)
         lam = np.zeros(nc)
         ok = ga.consistent_accelerations(system, q, v, 0.0, vd, lam)
-        return q, v, vd, vd.copy(), lam, ok
+        a_alg = vd.copy()
+        if ok and corrected:
+            ok = ga.corrected_starting_values(system, method, q, v, vd, a_alg, h,
+                                              merged["starting_step_fraction"], index == 3)
+        return q, v, vd, a_alg, lam, ok
 
     q, v, vd, a_alg, lam, _ = fresh_state()
     ga.integrate_implicit(system, method, opts, q, v, vd, a_alg, lam, 0.0, h, h, np.zeros(0),
                           q_samples[:0], v_samples[:0], lam_samples[:0],
-                          ga.make_workspace(nq, nv, nc, n_bodies), np.zeros(ga.N_STATISTICS))
-    workspace = ga.make_workspace(nq, nv, nc, n_bodies)
+                          ga.make_workspace(nq, nv, nc, n_bodies, index), np.zeros(ga.N_STATISTICS))
+    workspace = ga.make_workspace(nq, nv, nc, n_bodies, index)
     stats = np.zeros(ga.N_STATISTICS)
     start = time.process_time()
     q, v, vd, a_alg, lam, ok = fresh_state()
@@ -143,6 +161,7 @@ def run_implicit(system, integrator: ImplicitIntegrator, q0, v0, options, h, t_e
         "full_newton_fallbacks": int(stats[ga.ST_FULL_NEWTON_FALLBACKS]),
         "max_constraint_residual": stats[ga.ST_MAX_PHI],
         "max_velocity_constraint_residual": stats[ga.ST_MAX_BV],
+        "max_eta": stats[ga.ST_MAX_ETA],
         "failed_steps": 0 if code == 0 else 1,
         "newton_rtol": merged["newton_rtol"],
         "newton_atol": merged["newton_atol"],

@@ -7,7 +7,15 @@ primitives, from which every joint is built (``SystemBuilder.add_*_joint``):
 - COINCIDENT (3 rows): p1 - p2 = 0 for body points p_i = x_i + R_i b_i (spherical joint);
 - PERPENDICULAR (1 row): n1 . n2 = 0 for body vectors n_i = R_i a_i (revolute, universal, prismatic);
 - POINT_ON_LINE (2 rows): (p2 - p1) . (R1 t_k) = 0, k = 1, 2 (prismatic: p2 on the line through
-  p1 along the axis normal to t_1, t_2).
+  p1 along the axis normal to t_1, t_2);
+- BODY_FRAME_POINT (3 rows): R1^T (g - x1) - b1 = 0 for a ground point g, i.e. the spherical joint
+  written in body 1's frame as in paper 002 eqs. (21c), (22c) (X - R^T x = 0 for g = 0, b1 = -X).
+  With c = R1^T (x1 - g): Phi' = -R1^T x1' + omega x c, so B = [-R^T, -hat(c) W] for R3 x SO(3)
+  nodes and B = [-I, -hat(c)] for SE3 nodes (constant on the constraint manifold, paper 002
+  Lemma 3.5);
+- DISTANCE (1 row): (|p1 - p2|^2 - L^2)/2 = 0 (paper 002 Example 3.2), B = d^T (J_1 - J_2) with d = p1 - p2.
+
+SE3 nodes move their reference point with x' = R U and x'' = R U' + R (omega x U).
 
 With omega_i = W_i w_i a body point moves with p' = u - R hat(b) W w and
 p'' = u' - R hat(b) (W w' + W' w) + R (omega x (omega x b)); a body vector with n' = -R hat(a) W w and
@@ -17,20 +25,21 @@ import numpy as np
 from numba import njit
 
 from lgbench.lie.so3 import hat
-from lgbench.mbs.dense import cross, mat3_vec
+from lgbench.mbs.dense import cross, mat3_vec, mat3t_vec
 from lgbench.mbs.formulations import EP
 from lgbench.mbs.kernels import (
-    _rot_start, angular_velocity, body_pose, rotation_size, velocity_map, velocity_map_rate,
+    _rot_start, angular_velocity, body_pose, rotation_size, translation_rate, velocity_map, velocity_map_rate,
 )
+from lgbench.mbs.formulations import SE3
 from lgbench.mbs.system import (
-    B_CROW, B_FORM, B_KIND, B_VSTART, COINCIDENT, FREE, GROUND, J_BODY1, J_BODY2, J_ROW, J_TYPE,
-    PERPENDICULAR, POINT_ON_LINE, S_NC,
+    B_CROW, B_FORM, B_KIND, B_VSTART, BODY_FRAME_POINT, COINCIDENT, DISTANCE, FREE, GROUND, J_BODY1, J_BODY2, J_ROW,
+    J_TYPE, PERPENDICULAR, POINT_ON_LINE, S_NC,
 )
 
 
 @njit(cache=True)
 def _body_motion(sys, i, q, v):
-    """(R, x, u, omega, W' w, W, first velocity index, velocity count) of body i."""
+    """(R, x, u, omega, W' w, W) of body i; u = x' is global (R U for SE3 nodes)."""
     form = sys.body_int[i, B_FORM]
     qr, vr = _rot_start(sys, i)
     nr = rotation_size(form)
@@ -39,7 +48,7 @@ def _body_motion(sys, i, q, v):
     u = np.zeros(3)
     if sys.body_int[i, B_KIND] == FREE:
         vs = sys.body_int[i, B_VSTART]
-        u[:] = v[vs:vs + 3]
+        u[:] = mat3_vec(R, v[vs:vs + 3]) if form == SE3 else v[vs:vs + 3]
     omega = angular_velocity(form, q[qr:qr + nr], v[vr:vr + nw])
     rate = velocity_map_rate(form, q[qr:qr + nr], v[vr:vr + nw])
     W = velocity_map(form, q[qr:qr + nr])
@@ -53,7 +62,7 @@ def point_kinematics(sys, i, q, v, b):
         return b.copy(), np.zeros(3), np.zeros(3)
     R, x, u, omega, rate, _ = _body_motion(sys, i, q, v)
     return (x + mat3_vec(R, b), u + mat3_vec(R, cross(omega, b)),
-            mat3_vec(R, cross(omega, cross(omega, b)) + cross(rate, b)))
+            mat3_vec(R, cross(omega, cross(omega, b)) + cross(rate, b)) + translation_rate(sys, i, q, v))
 
 
 @njit(cache=True)
@@ -70,7 +79,8 @@ def vector_kinematics(sys, i, q, v, a):
 def _add_projected_jacobian(sys, i, q, b, direction, translation, sign, row, C):
     """C[row, body i] += sign * direction^T J, J = d(point or vector velocity)/dv_i.
 
-    For a point (translation=True) J = [I, -R hat(b) W]; for a vector J = [0, -R hat(b) W].
+    For a point (translation=True) J = [I, -R hat(b) W] (SE3 nodes: [R, -R hat(b)]); for a vector
+    J = [0, -R hat(b) W].
     """
     if i == GROUND:
         return
@@ -79,13 +89,39 @@ def _add_projected_jacobian(sys, i, q, b, direction, translation, sign, row, C):
     R, _ = body_pose(sys, i, q)
     if translation and sys.body_int[i, B_KIND] == FREE:
         vs = sys.body_int[i, B_VSTART]
+        along = mat3t_vec(R, direction) if form == SE3 else direction
         for k in range(3):
-            C[row, vs + k] += sign * direction[k]
+            C[row, vs + k] += sign * along[k]
     W = velocity_map(form, q[qr:qr + rotation_size(form)])
     block = -(R @ hat(b)) @ W
     for c in range(W.shape[1]):
         C[row, vr + c] += sign * (direction[0] * block[0, c] + direction[1] * block[1, c]
                                   + direction[2] * block[2, c])
+
+
+@njit(cache=True)
+def _reference_in_body_frame(sys, i, q, g):
+    """c = R_i^T (x_i - g): the reference point of body i relative to the ground point g, body frame."""
+    R, x = body_pose(sys, i, q)
+    return mat3t_vec(R, x - g)
+
+
+@njit(cache=True)
+def _add_body_frame_point_jacobian(sys, i, q, g, row, C):
+    """C[row:row+3, body i] = B of R^T (g - x) - b: [-R^T (I for SE3), -hat(c) W] with c = R^T (x - g)."""
+    form = sys.body_int[i, B_FORM]
+    qr, vr = _rot_start(sys, i)
+    R, x = body_pose(sys, i, q)
+    if sys.body_int[i, B_KIND] == FREE:
+        vs = sys.body_int[i, B_VSTART]
+        for r in range(3):
+            for k in range(3):
+                C[row + r, vs + k] -= (1.0 if r == k else 0.0) if form == SE3 else R[k, r]
+    W = velocity_map(form, q[qr:qr + rotation_size(form)])
+    block = -hat(mat3t_vec(R, x - g)) @ W
+    for r in range(3):
+        for c in range(W.shape[1]):
+            C[row + r, vr + c] += block[r, c]
 
 
 @njit(cache=True)
@@ -118,6 +154,14 @@ def constraint_residual(sys, q, t, phi):
             for k in range(2):
                 n, _, _ = vector_kinematics(sys, b1, q, z, p[6 + 3 * k:9 + 3 * k])
                 phi[row + k] = d @ n
+        elif kind == BODY_FRAME_POINT:
+            c = _reference_in_body_frame(sys, b1, q, p[3:6])
+            phi[row:row + 3] = -c - p[0:3]
+        elif kind == DISTANCE:
+            p1, _, _ = point_kinematics(sys, b1, q, z, p[0:3])
+            p2, _, _ = point_kinematics(sys, b2, q, z, p[3:6])
+            d = p1 - p2
+            phi[row] = 0.5 * (d @ d - p[6] * p[6])
 
 
 @njit(cache=True)
@@ -157,6 +201,14 @@ def constraint_matrix(sys, q, C):
                 _add_projected_jacobian(sys, b2, q, p[3:6], n, True, 1.0, row + k, C)
                 _add_projected_jacobian(sys, b1, q, p[0:3], n, True, -1.0, row + k, C)
                 _add_projected_jacobian(sys, b1, q, t, d, False, 1.0, row + k, C)
+        elif kind == BODY_FRAME_POINT:
+            _add_body_frame_point_jacobian(sys, b1, q, p[3:6], row, C)
+        elif kind == DISTANCE:
+            p1, _, _ = point_kinematics(sys, b1, q, z, p[0:3])
+            p2, _, _ = point_kinematics(sys, b2, q, z, p[3:6])
+            d = p1 - p2
+            _add_projected_jacobian(sys, b1, q, p[0:3], d, True, 1.0, row, C)
+            _add_projected_jacobian(sys, b2, q, p[3:6], d, True, -1.0, row, C)
 
 
 @njit(cache=True)
@@ -191,6 +243,17 @@ def constraint_curvature(sys, q, v, out):
             for k in range(2):
                 n, nd, na = vector_kinematics(sys, b1, q, v, p[6 + 3 * k:9 + 3 * k])
                 out[row + k] = da @ n + 2.0 * (dd @ nd) + d @ na
+        elif kind == BODY_FRAME_POINT:
+            R, x, u, omega, rate, _ = _body_motion(sys, b1, q, v)
+            c = mat3t_vec(R, x - p[3:6])
+            ub = mat3t_vec(R, u)
+            out[row:row + 3] = (2.0 * cross(omega, ub) + cross(rate, c) - cross(omega, cross(omega, c))
+                                - mat3t_vec(R, translation_rate(sys, b1, q, v)))
+        elif kind == DISTANCE:
+            p1, pd1, pa1 = point_kinematics(sys, b1, q, v, p[0:3])
+            p2, pd2, pa2 = point_kinematics(sys, b2, q, v, p[3:6])
+            dd = pd1 - pd2
+            out[row] = dd @ dd + (p1 - p2) @ (pa1 - pa2)
 
 
 @njit(cache=True)

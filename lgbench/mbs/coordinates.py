@@ -12,7 +12,7 @@ def rotation_coordinates(formulation: str, R: np.ndarray, omega_body: np.ndarray
     """(rotation coordinates, rotational velocity coordinates) of orientation R, body rate omega."""
     R = np.asarray(R, dtype=float)
     omega_body = np.asarray(omega_body, dtype=float)
-    if formulation == "RV":
+    if formulation in ("RV", "SE3"):
         return log_so3(R), omega_body.copy()
     if formulation in ("Rxyz", "F1"):
         theta = rxyz_from_rotation_matrix(R)
@@ -30,7 +30,10 @@ def rotation_coordinates(formulation: str, R: np.ndarray, omega_body: np.ndarray
 
 
 def free_body_coordinates(formulation: str, x, R, u, omega_body):
-    """q and v blocks of a FREE body: [x, rotation], [u, rotational velocity]."""
+    """q and v blocks of a FREE body: [x, rotation], [u, rotational velocity]; u is the global
+    velocity x', stored as U = R^T u for SE3 nodes (paper 002 eq. 3)."""
     rotation, rates = rotation_coordinates(formulation, R, omega_body)
-    return (np.concatenate([np.asarray(x, dtype=float), rotation]),
-            np.concatenate([np.asarray(u, dtype=float), rates]))
+    u = np.asarray(u, dtype=float)
+    if formulation == "SE3":
+        u = np.asarray(R, dtype=float).T @ u
+    return (np.concatenate([np.asarray(x, dtype=float), rotation]), np.concatenate([u, rates]))

@@ -10,6 +10,7 @@ import numpy as np
 from numba import njit
 
 from lgbench.lie.euler_parameters import body_ep_matrix, rotation_matrix_ep
+from lgbench.lie.se3 import compose_se3, tangent_operator_inverse_se3
 from lgbench.lie.so3 import compose_rotation_vectors, exp_so3, tangent_operator_inverse_so3
 from lgbench.lie.tait_bryan import (
     SINGULAR_COS_PITCH,
@@ -23,7 +24,7 @@ from lgbench.mbs.chain import (
 from lgbench.mbs.dense import cross, mat3_vec, mat3t_vec, solve_small
 from lgbench.mbs.trajectories import prescribed_motion
 from lgbench.mbs.manufactured import MANUFACTURED_LOAD, manufactured_load
-from lgbench.mbs.formulations import EP, EP_F1, F1, RV, RXYZ
+from lgbench.mbs.formulations import EP, EP_F1, F1, RV, RXYZ, SE3
 from lgbench.mbs.system import (
     B_COM, B_FORM, B_INERTIA, B_INERTIA_INV, B_KIND, B_MASS, B_QSTART, B_VSTART, BODY_TORQUE, C_COORDINATE,
     F_BODY, F_OTHER, F_TYPE, FREE, GLOBAL_TORQUE, GRAVITY, GROUND, JOINT_PD, POINT_SPRING_DAMPER,
@@ -50,7 +51,7 @@ def rotation_size(form):
 @njit(cache=True)
 def rotation_matrix(form, r):
     """R(rho) for the rotation coordinates r of a body with formulation code ``form``."""
-    if form == RV:
+    if form == RV or form == SE3:
         return exp_so3(r)
     if form == RXYZ or form == F1:
         return rotation_matrix_rxyz(r)
@@ -101,7 +102,9 @@ def body_pose(sys, i, q):
 
 @njit(cache=True)
 def body_state(sys, i, q, v):
-    """(R, x_ref, u_ref, omega_body) of body i; the reference point of a FIXED_POINT body is the origin."""
+    """(R, x_ref, u_ref, omega_body) of body i; the reference point of a FIXED_POINT body is the origin.
+
+    u_ref is the global velocity x' (= R U for an SE3 node)."""
     form = sys.body_int[i, B_FORM]
     qr, vr = _rot_start(sys, i)
     nr = rotation_size(form)
@@ -113,17 +116,37 @@ def body_state(sys, i, q, v):
         q0 = sys.body_int[i, B_QSTART]
         v0 = sys.body_int[i, B_VSTART]
         x[:] = q[q0:q0 + 3]
-        u[:] = v[v0:v0 + 3]
+        if form == SE3:
+            u[:] = mat3_vec(R, v[v0:v0 + 3])
+        else:
+            u[:] = v[v0:v0 + 3]
     return R, x, u, omega
 
 
 @njit(cache=True)
+def translation_rate(sys, i, q, v):
+    """Velocity-dependent part of x'' of body i: R (omega x U) for SE3 nodes (x' = R U), else 0."""
+    out = np.zeros(3)
+    if sys.body_int[i, B_FORM] == SE3:
+        qr, vr = _rot_start(sys, i)
+        vs = sys.body_int[i, B_VSTART]
+        out[:] = mat3_vec(exp_so3(q[qr:qr + 3]), cross(v[vr:vr + 3], v[vs:vs + 3]))
+    return out
+
+
+@njit(cache=True)
 def update_coordinates(sys, q0, dq, q):
-    """UAC(q0, dq) of paper 000 Alg. 1: Lie group nodes compose (eq. 30, App. A.3), others add (eq. 31)."""
+    """UAC(q0, dq) of paper 000 Alg. 1: Lie group nodes compose (eq. 30, App. A.3), others add (eq. 31);
+    SE3 nodes: (R0, x0) o exp_SE3(dq) (paper 002 eqs. 11b, 37a)."""
     for i in range(sys.body_int.shape[0]):
         form = sys.body_int[i, B_FORM]
         s = sys.body_int[i, B_QSTART]
         qr, _ = _rot_start(sys, i)
+        if form == SE3:
+            x, psi = compose_se3(q0[s:s + 3], q0[qr:qr + 3], dq[s:s + 6])
+            q[s:s + 3] = x
+            q[qr:qr + 3] = psi
+            continue
         for k in range(s, qr):
             q[k] = q0[k] + dq[k]
         if form == RV:
@@ -138,12 +161,16 @@ def update_coordinates(sys, q0, dq, q):
 
 @njit(cache=True)
 def kinematic_rates(sys, q, dq, v, K):
-    """Slopes K of the coordinates: Lie nodes T_exp^{-1}(dq) v (paper 000 eq. 25), classical q' = H^{-1} v."""
+    """Slopes K of the coordinates: Lie nodes T_exp^{-1}(dq) v (paper 000 eq. 25; T_SE3^{-1} for SE3
+    nodes), classical q' = H^{-1} v."""
     for i in range(sys.body_int.shape[0]):
         form = sys.body_int[i, B_FORM]
         s = sys.body_int[i, B_QSTART]
         vs = sys.body_int[i, B_VSTART]
         qr, vr = _rot_start(sys, i)
+        if form == SE3:
+            K[s:s + 6] = tangent_operator_inverse_se3(dq[s:s + 6]) @ v[vs:vs + 6]
+            continue
         for k in range(qr - s):
             K[s + k] = v[vs + k]
         if form == RV:
@@ -226,6 +253,7 @@ def accelerations(sys, q, v, t, force, torque, a):
 
     RV, F1, EP-F1: J omega' = tau - omega x J omega. Rxyz (formulation 2):
     G^T J G theta'' = G^T (tau - omega x J omega - J G' theta'), solved with the q-dependent mass matrix.
+    SE3: m U' = R^T f - m omega x U (paper 002 eq. 22b).
     """
     applied_loads(sys, q, v, t, force, torque)
     for i in range(sys.body_int.shape[0]):
@@ -234,8 +262,12 @@ def accelerations(sys, q, v, t, force, torque, a):
         qr, vr = _rot_start(sys, i)
         if sys.body_int[i, B_KIND] == FREE:
             m = sys.body_real[i, B_MASS]
-            for k in range(3):
-                a[vs + k] = force[i, k] / m
+            if form == SE3:
+                R = exp_so3(q[qr:qr + 3])
+                a[vs:vs + 3] = mat3t_vec(R, force[i]) / m - cross(v[vr:vr + 3], v[vs:vs + 3])
+            else:
+                for k in range(3):
+                    a[vs + k] = force[i, k] / m
         J = sys.body_real[i, B_INERTIA:B_INERTIA + 9].reshape(3, 3)
         if form == RXYZ:
             theta = q[qr:qr + 3]
@@ -352,6 +384,23 @@ def angular_momentum(sys, q, v):
         if sys.body_int[i, B_KIND] == FREE:
             L += sys.body_real[i, B_MASS] * cross(x, u)
     return L
+
+
+@njit(cache=True)
+def algebra_commutator(sys, v, w, out):
+    """hat(v) w = [v~, w~] per node (paper 002 eqs. 29, 34): RV nodes [0, Omega x W_Omega];
+    SE3 nodes [U x W_Omega + Omega x W_U, Omega x W_Omega] (lgbench order [U, Omega]); 0 for the
+    linear coordinates of classical nodes and chains."""
+    out[:] = 0.0
+    for i in range(sys.body_int.shape[0]):
+        form = sys.body_int[i, B_FORM]
+        if form != RV and form != SE3:
+            continue
+        _, vr = _rot_start(sys, i)
+        out[vr:vr + 3] = cross(v[vr:vr + 3], w[vr:vr + 3])
+        if form == SE3:
+            vs = sys.body_int[i, B_VSTART]
+            out[vs:vs + 3] = cross(v[vs:vs + 3], w[vr:vr + 3]) + cross(v[vr:vr + 3], w[vs:vs + 3])
 
 
 @njit(cache=True)

@@ -2,17 +2,18 @@
 
 r(q, v, v', lambda, t) = M(q) v' - g(q, v, t) + B(q)^T lambda   (paper 000 eq. 39; eq. 34 for the
 classical formulation 2, where v = q' and g = H^T g_hat). Per body, with omega = W w:
-M = blockdiag(m I, W^T J W) and g = [f; W^T (tau - omega x J omega - J W' w)].
+M = blockdiag(m I, W^T J W) and g = [f; W^T (tau - omega x J omega - J W' w)]; for SE3 nodes the
+translational part is R^T f - m omega x U (paper 002 eq. 22b).
 """
 import numpy as np
 from numba import njit
 
 from lgbench.mbs.chain import chain_generalized_forces, chain_mass_matrix
 from lgbench.mbs.constraints import constraint_matrix
-from lgbench.mbs.dense import cross, mat3_vec
-from lgbench.mbs.formulations import EP
+from lgbench.mbs.dense import cross, mat3_vec, mat3t_vec
+from lgbench.mbs.formulations import EP, SE3
 from lgbench.mbs.kernels import (
-    _rot_start, angular_velocity, applied_loads, rotation_size, velocity_map, velocity_map_rate,
+    _rot_start, angular_velocity, applied_loads, rotation_matrix, rotation_size, velocity_map, velocity_map_rate,
 )
 from lgbench.mbs.system import B_FORM, B_INERTIA, B_KIND, B_MASS, B_VSTART, FREE
 
@@ -48,8 +49,13 @@ def generalized_forces(sys, q, v, t, force, torque, g):
         vs = sys.body_int[i, B_VSTART]
         qr, vr = _rot_start(sys, i)
         if sys.body_int[i, B_KIND] == FREE:
-            for k in range(3):
-                g[vs + k] = force[i, k]
+            if form == SE3:
+                R = rotation_matrix(form, q[qr:qr + 3])
+                g[vs:vs + 3] = (mat3t_vec(R, force[i])
+                                - sys.body_real[i, B_MASS] * cross(v[vr:vr + 3], v[vs:vs + 3]))
+            else:
+                for k in range(3):
+                    g[vs + k] = force[i, k]
         nr = rotation_size(form)
         nw = 4 if form == EP else 3
         r = q[qr:qr + nr]

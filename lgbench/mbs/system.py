@@ -57,7 +57,9 @@ FORCE_REAL_WIDTH = 16
 COINCIDENT = 0       # joint_real[0:3] point in body1, [3:6] point in body2
 PERPENDICULAR = 1    # joint_real[0:3] vector in body1, [3:6] vector in body2
 POINT_ON_LINE = 2    # joint_real[0:3] point in body1, [3:6] point in body2, [6:9], [9:12] normals in body1
-JOINT_ROWS = {COINCIDENT: 3, PERPENDICULAR: 1, POINT_ON_LINE: 2}
+BODY_FRAME_POINT = 3  # joint_real[0:3] point b in body1, [3:6] ground point g; R1^T (g - x1) - b = 0 (body2 = ground)
+DISTANCE = 4          # joint_real[0:3] point in body1, [3:6] point in body2, [6] length L; (|p1 - p2|^2 - L^2)/2 = 0
+JOINT_ROWS = {COINCIDENT: 3, PERPENDICULAR: 1, POINT_ON_LINE: 2, BODY_FRAME_POINT: 3, DISTANCE: 1}
 J_TYPE, J_BODY1, J_BODY2, J_ROW, J_NROWS = range(5)
 JOINT_INT_WIDTH = 5
 JOINT_REAL_WIDTH = 12
@@ -115,6 +117,9 @@ class SystemBuilder:
             raise InputError(f"a free body's reference point is its centre of mass; {name} has com={com}",
                              field="com")
         code = FORMULATION_CODES[formulation]
+        if formulation == "SE3" and kind != FREE:
+            raise InputError(f"the SE3 formulation needs a free body; {name} is not", field="formulation",
+                             allowed=[f for f in FORMULATION_CODES if f != "SE3"])
         nrot = ROTATION_COORDINATES[code]
         nw = ROTATION_VELOCITIES[code]
         nq = nrot + (3 if kind == FREE else 0)
@@ -158,6 +163,26 @@ class SystemBuilder:
         Returns the first constraint row (3 rows; lambda = force on body2 ... see outputs)."""
         self._check_pair(body1, body2)
         return self._primitive(COINCIDENT, body1, body2, point1, point2)
+
+    def add_spherical_joint_body_frame(self, body: int, point, ground_point=(0.0, 0.0, 0.0)) -> int:
+        """Spherical joint to ground written in the body frame, R^T (ground_point - x) - point = 0
+        (paper 002 eqs. 21c, 22c: X - R^T x = 0 with point = -X). Returns the first of its 3 rows;
+        its multipliers are body-frame forces, lambda_global = -R lambda (see constraints.py)."""
+        self._check_body(body, "body1")
+        if body == GROUND:
+            raise InputError("the body-frame spherical joint needs a body", field="body1")
+        return self._primitive(BODY_FRAME_POINT, body, GROUND, point, ground_point)
+
+    def add_distance_constraint(self, body1: int, point1, length: float, body2: int = GROUND,
+                                point2=(0.0, 0.0, 0.0)) -> int:
+        """Point1 (body1) stays at distance ``length`` from point2 (body2, global for ground):
+        (|p1 - p2|^2 - L^2)/2 = 0, one row (the pendulum rod of paper 002 Example 3.2)."""
+        self._check_pair(body1, body2)
+        if not np.isfinite(length) or length <= 0.0:
+            raise InputError(f"the distance must be positive, got {length}", field="length")
+        first = self._primitive(DISTANCE, body1, body2, point1, point2)
+        self._joints[-1][1][6] = length
+        return first
 
     def add_revolute_joint(self, body1: int, point1, axis1, body2: int = GROUND, point2=(0.0, 0.0, 0.0),
                            axis2=(0.0, 0.0, 1.0)) -> int:

@@ -6,9 +6,10 @@ from lgbench.models import slider_crank
 from lgbench.models import v8_crank
 from lgbench.models import puma560
 from lgbench.models import manufactured_body
+from lgbench.models import pendulum
 
 MODELS: dict[str, Model] = {m.name: m for m in (heavy_top.MODEL, heavy_top_constrained.MODEL, rotor.MODEL,
                                                   slider_crank.MODEL, puma560.MODEL, v8_crank.MODEL,
-                                                  manufactured_body.MODEL)}
+                                                  manufactured_body.MODEL, pendulum.MODEL)}
 
 __all__ = ["MODELS", "Model", "BuiltModel"]

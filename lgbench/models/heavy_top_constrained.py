@@ -4,28 +4,47 @@ Paper 000 Sect. 4.1.2 with the Table 3 values: m = 15 kg, J = diag(0.234375, 0.4
 kg m^2 about the centre of mass, centre of mass at [0, 1, 0] m from the fixed point in the body frame,
 gravity [0, 0, -9.81], omega0 = [0, 150, -4.61538] rad/s (body frame), psi0 = 0. The initial
 centre-of-mass velocity is made consistent with the joint, u0 = R0 (omega0 x com).
-Outputs include the joint's Lagrange multipliers (the reaction force on the top is -lambda).
+
+Formulations RV, Rxyz, EP (paper 000) and SE3 (paper 002 eq. 22: body-frame velocity U = R^T x').
+Parameter ``constraint_form``: "global" writes the joint as x - R X = 0 (paper 000), "body" as
+X - R^T x = 0 (paper 002 eqs. 21c, 22c; with SE3 its B is constant on the constraint manifold).
+Both forms have the same solution q(t), v(t); lambda_x..z is always the multiplier of the global
+form, lambda_global = -R lambda_body, so outputs are comparable across formulations and forms
+(the reaction force on the top is -lambda_global). Outputs R11..R33 are the rotation matrix.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
+from lgbench.exceptions import InputError
 from lgbench.lie.so3 import exp_so3
-from lgbench.mbs.system import FREE, GRAVITY, SystemBuilder
+from lgbench.mbs.dense import mat3_vec
+from lgbench.mbs.kernels import body_pose
+from lgbench.mbs.system import BODY_FRAME_POINT, FREE, GRAVITY, J_TYPE, SystemBuilder
 from lgbench.models.base import BuiltModel, Model, positive_scalar, vector3
 from lgbench.models.heavy_top import DEFAULTS, initial_rotation_state, top_outputs
 
+ROTATION = ("R11", "R12", "R13", "R21", "R22", "R23", "R31", "R32", "R33")
 OUTPUTS = ("com_x", "com_y", "com_z", "vcom_x", "vcom_y", "vcom_z", "omega_x", "omega_y", "omega_z",
-           "energy", "angular_momentum_z", "lambda_x", "lambda_y", "lambda_z")
+           "energy", "angular_momentum_z", "lambda_x", "lambda_y", "lambda_z") + ROTATION
+CONSTRAINT_FORMS = ("global", "body")
 
 
 @njit(cache=True)
 def heavy_top_constrained_outputs(sys, q, v, lam, t):
-    out = np.empty(14)
+    out = np.empty(23)
     top_outputs(sys, q, v, out)
     n = lam.shape[0]
-    out[11:14] = lam[n - 3:n]
+    R, _ = body_pose(sys, 0, q)
+    joint = sys.joint_int.shape[0] - 1
+    if sys.joint_int[joint, J_TYPE] == BODY_FRAME_POINT:
+        out[11:14] = -mat3_vec(R, lam[n - 3:n])
+    else:
+        out[11:14] = lam[n - 3:n]
+    for r in range(3):
+        for c in range(3):
+            out[14 + 3 * r + c] = R[r, c]
     return out
 
 
@@ -38,22 +57,34 @@ def build(formulation: str, params: dict) -> BuiltModel:
     builder = SystemBuilder()
     body = builder.add_body(FREE, formulation, m, inertia, name="top")
     builder.add_force(GRAVITY, body, vector3(params, "gravity"))
-    builder.add_spherical_joint(body, -com)
+    form = params["constraint_form"]
+    if form not in CONSTRAINT_FORMS:
+        raise InputError(f"invalid value {form!r}", field="params.constraint_form", allowed=list(CONSTRAINT_FORMS))
+    if form == "body":
+        builder.add_spherical_joint_body_frame(body, -com)
+    else:
+        builder.add_spherical_joint(body, -com)
     R0 = exp_so3(psi0)
-    rotation, rates = initial_rotation_state(formulation, psi0, omega0)
+    rotation, rates = initial_rotation_state("RV" if formulation == "SE3" else formulation, psi0, omega0)
+    u0 = np.cross(omega0, com) if formulation == "SE3" else R0 @ np.cross(omega0, com)
     q0 = np.concatenate([R0 @ com, rotation])
-    v0 = np.concatenate([R0 @ np.cross(omega0, com), rates])
+    v0 = np.concatenate([u0, rates])
     return BuiltModel(builder.build(), q0, v0, heavy_top_constrained_outputs, OUTPUTS)
 
 
 MODEL = Model(
     name="heavy_top_constrained",
     description="heavy top as a free body with a spherical joint at the fixed point (paper 000 Sect. 4.1.2)",
-    defaults=dict(DEFAULTS),
-    formulations=["RV", "Rxyz", "EP"],
+    defaults={**DEFAULTS, "constraint_form": "global"},
+    formulations=["RV", "Rxyz", "EP", "SE3"],
     outputs=list(OUTPUTS),
     output_groups={"com": ["com_x", "com_y", "com_z"], "vcom": ["vcom_x", "vcom_y", "vcom_z"],
-                   "omega": ["omega_x", "omega_y", "omega_z"], "lambda": ["lambda_x", "lambda_y", "lambda_z"]},
+                   "omega": ["omega_x", "omega_y", "omega_z"], "lambda": ["lambda_x", "lambda_y", "lambda_z"],
+                   "rotation": list(ROTATION),
+                   # paper 002 Figs. 6, 8, 11: q = (R, x), v = (Omega, x') in the same physical quantities
+                   # for R3 x SO(3) and SE(3)
+                   "q": ["com_x", "com_y", "com_z", *ROTATION],
+                   "v": ["omega_x", "omega_y", "omega_z", "vcom_x", "vcom_y", "vcom_z"]},
     builder=build,
-    sources="paper 000 Table 3",
+    sources="paper 000 Table 3; paper 002 Sect. 2.4 (same data, constraint X - R^T x = 0)",
 )
