@@ -71,11 +71,13 @@ def option_vector(integrator: ImplicitIntegrator, options: dict[str, Any]) -> tu
         if merged[key] not in allowed:
             raise InputError(f"invalid value {merged[key]!r}", field=f"options.{key}", allowed=list(allowed))
     for key in ("rho_inf", "newton_rtol", "newton_atol", "contractivity", "fd_relative_step", "fd_step_floor"):
+        if key not in merged:
+            continue
         try:
             merged[key] = float(merged[key])
         except (TypeError, ValueError):
             raise InputError(f"must be a number, got {merged[key]!r}", field=f"options.{key}") from None
-    if not 0.0 <= merged["rho_inf"] <= 1.0:
+    if "rho_inf" in merged and not 0.0 <= merged["rho_inf"] <= 1.0:
         raise InputError(f"must lie in [0, 1], got {merged['rho_inf']}", field="options.rho_inf")
     for key in ("max_iterations", "max_modified_iterations"):
         if not isinstance(merged[key], (int, np.integer)) or merged[key] < 1:
