@@ -38,7 +38,7 @@ def load_error(path: Path) -> str:
 @pytest.mark.parametrize("name, runs, reference_h", [
     ("heavy_top.yaml", 55, 3.90625e-6), ("heavy_top_explicit.yaml", 64, 3.90625e-6),
     ("heavy_top_free.yaml", 24, 3.90625e-6), ("heavy_top_constrained.yaml", 56, 1e-5),
-    ("spinning_body.yaml", 48, None)])
+    ("spinning_body.yaml", 48, None), ("heavy_top_hht.yaml", 25, 1e-5), ("v8_crank.yaml", 20, 1e-5)])
 def test_shipped_studies_are_valid(name, runs, reference_h):
     study = load_study(STUDIES / name)
     assert len(expand(study)) == runs
