@@ -123,6 +123,30 @@ def test_ep_velocity_derivative_eq69_matches_finite_differences():
     np.testing.assert_allclose(analytic, numeric, atol=1e-9)
 
 
+def test_ep_norm_rate_torque_gives_the_gyroscopic_term_of_eq9():
+    """With EP_NORM_RATE_TORQUE the generalized forces of an EP body are -8 L^T L L'^T J L e' (paper 004
+    eq. 9) also off the hidden constraint e.e' = 0; without it -2 L^T (omega x J omega)."""
+    from lgbench.lie.euler_parameters import body_ep_matrix
+    from lgbench.mbs.residual import generalized_forces
+
+    rng = np.random.default_rng(9)
+    e = rng.normal(size=4)
+    e /= np.linalg.norm(e)
+    e_rate = rng.normal(size=4)
+    J = np.diag([1.0, 2.0, 3.0])
+    L, L_rate = body_ep_matrix(e), body_ep_matrix(e_rate)
+    omega = 2 * L @ e_rate
+
+    def forces(eq9_form):
+        system = spinning_body(I_y=2.0, I_z=3.0, M_x=0.0, eq9_form=eq9_form).system
+        g = np.zeros(4)
+        generalized_forces(system, e, e_rate, 0.0, np.zeros((1, 3)), np.zeros((1, 3)), g)
+        return g
+
+    np.testing.assert_allclose(forces(True), -8 * L.T @ L @ L_rate.T @ J @ L @ e_rate, atol=1e-12)
+    np.testing.assert_allclose(forces(False), -2 * L.T @ np.cross(omega, J @ omega), atol=1e-12)
+
+
 def test_modified_hht_orders_on_the_heavy_top():
     """Heavy top, EP (paper 004 Sect. 10.1): the modified HHT method converges with order 2 for alpha = 0
     and with order 1 in omega for alpha = -0.2 (the slope +1 of paper 004 Fig. 2; Sect. 8 shows local
