@@ -72,20 +72,23 @@ def option_vector(integrator: ImplicitIntegrator, options: dict[str, Any]) -> tu
                              field=f"options.{key}", allowed=sorted(merged))
         merged[key] = value
     for key, allowed in _CHOICES.items():
-        if merged[key] not in allowed:
+        if key in merged and merged[key] not in allowed:
             raise InputError(f"invalid value {merged[key]!r}", field=f"options.{key}", allowed=list(allowed))
-    if merged["index"] not in (2, 3) or isinstance(merged["index"], bool):
-        raise InputError(f"invalid value {merged['index']!r}", field="options.index", allowed=[2, 3])
-    merged["index"] = int(merged["index"])
+    if "index" in merged:
+        if merged["index"] not in (2, 3) or isinstance(merged["index"], bool):
+            raise InputError(f"invalid value {merged['index']!r}", field="options.index", allowed=[2, 3])
+        merged["index"] = int(merged["index"])
     for key in ("rho_inf", "newton_rtol", "newton_atol", "contractivity", "fd_relative_step", "fd_step_floor",
                 "starting_step_fraction"):
+        if key not in merged:
+            continue
         try:
             merged[key] = float(merged[key])
         except (TypeError, ValueError):
             raise InputError(f"must be a number, got {merged[key]!r}", field=f"options.{key}") from None
-    if not 0.0 <= merged["rho_inf"] <= 1.0:
+    if "rho_inf" in merged and not 0.0 <= merged["rho_inf"] <= 1.0:
         raise InputError(f"must lie in [0, 1], got {merged['rho_inf']}", field="options.rho_inf")
-    if not 0.0 < merged["starting_step_fraction"] <= 1.0:
+    if "starting_step_fraction" in merged and not 0.0 < merged["starting_step_fraction"] <= 1.0:
         raise InputError(f"must lie in (0, 1], got {merged['starting_step_fraction']}",
                          field="options.starting_step_fraction")
     for key in ("max_iterations", "max_modified_iterations"):
@@ -106,7 +109,7 @@ def option_vector(integrator: ImplicitIntegrator, options: dict[str, Any]) -> tu
     opts[ga.O_FD_REL] = merged["fd_relative_step"]
     opts[ga.O_FD_MIN] = merged["fd_step_floor"]
     opts[ga.O_SCALING] = merged["scaling"]
-    opts[ga.O_INDEX] = merged["index"]
+    opts[ga.O_INDEX] = merged.get("index", 3)
     return opts, merged
 
 

@@ -27,8 +27,8 @@ from lgbench.mbs.manufactured import MANUFACTURED_LOAD, manufactured_load
 from lgbench.mbs.formulations import EP, EP_F1, F1, RV, RXYZ, SE3
 from lgbench.mbs.system import (
     B_COM, B_FORM, B_INERTIA, B_INERTIA_INV, B_KIND, B_MASS, B_QSTART, B_VSTART, BODY_TORQUE, C_COORDINATE,
-    F_BODY, F_OTHER, F_TYPE, FREE, GLOBAL_TORQUE, GRAVITY, GROUND, JOINT_PD, POINT_SPRING_DAMPER,
-    RAMP_BODY_TORQUE,
+    EP_NORM_RATE_TORQUE, F_BODY, F_OTHER, F_TYPE, FREE, GLOBAL_TORQUE, GRAVITY, GROUND, JOINT_PD,
+    POINT_SPRING_DAMPER, RAMP_BODY_TORQUE,
 )
 
 OK = 0
@@ -232,6 +232,13 @@ def applied_loads(sys, q, v, t, force, torque):
         elif ftype == RAMP_BODY_TORQUE:
             factor = 1.0 if p[3] <= 0.0 else min(t / p[3], 1.0)
             torque[i] += factor * p[0:3]
+        elif ftype == EP_NORM_RATE_TORQUE and form == EP:
+            _, vr = _rot_start(sys, i)
+            e = q[qr:qr + 4]
+            e_rate = v[vr:vr + 4]
+            J = sys.body_real[i, B_INERTIA:B_INERTIA + 9].reshape(3, 3)
+            norm_rate = e[0] * e_rate[0] + e[1] * e_rate[1] + e[2] * e_rate[2] + e[3] * e_rate[3]
+            torque[i] -= 2.0 * norm_rate * mat3_vec(J, angular_velocity(form, e, e_rate))
         elif ftype == POINT_SPRING_DAMPER:
             position, velocity = body_point_motion(sys, i, q, v, p[6:9])
             f = np.empty(3)

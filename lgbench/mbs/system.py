@@ -48,6 +48,9 @@ JOINT_PD = 5             # PD controller / rotational spring-damper on a revolut
                          # reference vector in body 1 (normal to the axis), [6:9] its partner in body 2,
                          # [9] Kp, [10] Kd, [11] set-point kind, [12:15] set-point parameters
                          # (lgbench/mbs/trajectories.py)
+EP_NORM_RATE_TORQUE = 6  # body torque -2 (e.e') J omega on an EP body (no values): with it the EP equations
+                         # take the form of paper 004 eq. (9), whose gyroscopic term 8 L^T L L'^T J L e'
+                         # = 2 L^T (omega x J omega) + 4 (e.e') L^T J omega; zero where e.e' = 0 (eq. 6)
 F_TYPE, F_BODY, F_OTHER = range(3)   # F_OTHER: second body of a force element (-1: none)
 FORCE_INT_WIDTH = 3
 FORCE_REAL_WIDTH = 16

@@ -7,9 +7,10 @@ from lgbench.models import v8_crank
 from lgbench.models import puma560
 from lgbench.models import manufactured_body
 from lgbench.models import pendulum
+from lgbench.models import spinning_body
 
 MODELS: dict[str, Model] = {m.name: m for m in (heavy_top.MODEL, heavy_top_constrained.MODEL, rotor.MODEL,
                                                   slider_crank.MODEL, puma560.MODEL, v8_crank.MODEL,
-                                                  manufactured_body.MODEL, pendulum.MODEL)}
+                                                  pendulum.MODEL, spinning_body.MODEL, manufactured_body.MODEL)}
 
 __all__ = ["MODELS", "Model", "BuiltModel"]

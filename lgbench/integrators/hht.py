@@ -1,0 +1,365 @@
+"""HHT-alpha for constrained multibody systems, classical and modified for Euler parameters (paper 004).
+
+One stepper, the variant is data (``variant`` option):
+
+- classical: Newmark (paper 004 eq. 17-18 = 59-60) for every coordinate,
+  q_{n+1} = q_n + h v_n + h^2 (1/2 - beta) a_n + h^2 beta a_{n+1},
+  v_{n+1} = v_n + h (1 - gamma) a_n + h gamma a_{n+1};
+- modified: the same, except that the velocity of every EP node follows eq. (34),
+  e'_{n+1} = L_{n+1}^T (L_n e'_n + h (1 - gamma) L_n e''_n) + h gamma (I_4 - e_{n+1} e_{n+1}^T) e''_{n+1},
+  i.e. Newmark on the body angular velocity (eq. 31) plus the velocity constraint e.e' = 0 (eq. 6).
+
+Forces and constraint forces are weighted between t_n and t_{n+1} (eq. 20 / 61), beta and gamma
+follow from alpha in [-1/3, 0] (eq. 19). Newton solves eq. (62)-(63),
+R = M a_{n+1} / (1 + alpha) + (B^T lambda - g)_{n+1} - alpha / (1 + alpha) (B^T lambda - g)_n = 0,
+Phi(q_{n+1}) = 0, for the position increment dq = h^2 beta a_{n+1} + (known) and lambda_{n+1}; dq is
+added to q_n by UAC, so RV nodes get the Newmark formulas in the Lie algebra (Simo and Vu-Quoc,
+paper 004 eq. 29-31, body-frame version) and classical nodes (Rxyz, EP, Min) the plain ones.
+
+Iteration matrix (eq. 65): that of generalized-alpha (``generalized_alpha.iteration_matrix``, K_t and
+C_t by forward differences, scaling by beta h^2) with the mass term divided by 1 + alpha, i.e. the
+generalized-alpha matrix for alpha_m = alpha_f = 0 with J_0 = h^2 beta I (eq. 66) and
+J_1 = h gamma I (eq. 67, classical). For the modified variant the EP columns of C_t J_1 use the
+analytical derivative de'_{n+1}/de''_{n+1} of eq. (69) with w-hat of eq. (70) (paper 004 App. B).
+Newton options, convergence test and statistics are those of the generalized-alpha entry.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from lgbench.exceptions import InputError
+from lgbench.integrators import generalized_alpha as ga
+from lgbench.integrators.implicit import NEWTON_DEFAULTS, option_vector
+from lgbench.integrators.interface import SINGULAR_MATRIX, Integration
+from lgbench.integrators.stepping import record_due_samples, step_end_time, step_plan
+from lgbench.lie.euler_parameters import body_ep_matrix
+from lgbench.mbs.constraints import constraint_residual
+from lgbench.mbs.dense import lu_factor, lu_solve
+from lgbench.mbs.formulations import EP, IMPLICIT_FORMULATIONS
+from lgbench.mbs.kernels import DIVERGED, OK, _rot_start, all_finite, update_coordinates
+from lgbench.mbs.residual import dynamic_residual
+from lgbench.mbs.system import B_FORM, S_NC
+
+CLASSICAL = 0
+MODIFIED = 1
+VARIANTS = {"classical": CLASSICAL, "modified": MODIFIED}
+
+# method vector layout: alpha, beta, gamma, variant code
+M_ALPHA, M_BETA, M_GAMMA, M_VARIANT = range(4)
+
+
+def hht_parameters(alpha: float) -> tuple[float, float]:
+    """(beta, gamma) of HHT-alpha, paper 004 eq. (19)."""
+    return 0.25 * (1.0 - alpha) ** 2, 0.5 * (1.0 - 2.0 * alpha)
+
+
+@njit(cache=True)
+def ep_rate_matrix(w):
+    """w-hat of paper 004 eq. (70): L(e)^T w = w-hat e for every e (L is linear in e)."""
+    W = np.zeros((4, 4))
+    W[0, 1], W[0, 2], W[0, 3] = -w[0], -w[1], -w[2]
+    W[1, 0], W[1, 2], W[1, 3] = w[0], w[2], -w[1]
+    W[2, 0], W[2, 1], W[2, 3] = w[1], -w[2], w[0]
+    W[3, 0], W[3, 1], W[3, 2] = w[2], w[1], -w[0]
+    return W
+
+
+@njit(cache=True)
+def _body_rate_carry(e, e_rate, e_acc, h, gamma):
+    """w = L_n e'_n + h (1 - gamma) L_n e''_n (paper 004 eq. 34 and 70), fixed during Newton."""
+    L = body_ep_matrix(e)
+    return L @ (e_rate + h * (1.0 - gamma) * e_acc)
+
+
+@njit(cache=True)
+def newmark_velocities(sys, method, q, v, a, q1, a1, h, v1):
+    """v_{n+1}: eq. (18)/(60) for every coordinate; eq. (34) for EP nodes of the modified variant."""
+    gamma = method[M_GAMMA]
+    for k in range(v.shape[0]):
+        v1[k] = v[k] + h * (1.0 - gamma) * a[k] + h * gamma * a1[k]
+    if method[M_VARIANT] != MODIFIED:
+        return
+    for i in range(sys.body_int.shape[0]):
+        if sys.body_int[i, B_FORM] != EP:
+            continue
+        qr, vr = _rot_start(sys, i)
+        w = _body_rate_carry(q[qr:qr + 4], v[vr:vr + 4], a[vr:vr + 4], h, gamma)
+        e1 = q1[qr:qr + 4]
+        acc = a1[vr:vr + 4]
+        carried = body_ep_matrix(e1).T @ w
+        e_dot_acc = e1[0] * acc[0] + e1[1] * acc[1] + e1[2] * acc[2] + e1[3] * acc[3]
+        for k in range(4):
+            v1[vr + k] = carried[k] + h * gamma * (acc[k] - e1[k] * e_dot_acc)
+
+
+@njit(cache=True)
+def ep_velocity_derivative(e, e_rate, e_acc, e1, a1, h, beta, gamma):
+    """de'_{n+1}/de''_{n+1} of the modified update, paper 004 eq. (69)."""
+    w = _body_rate_carry(e, e_rate, e_acc, h, gamma)
+    D = h * h * beta * ep_rate_matrix(w)
+    e_dot_acc = e1[0] * a1[0] + e1[1] * a1[1] + e1[2] * a1[2] + e1[3] * a1[3]
+    for r in range(4):
+        D[r, r] += h * gamma - h ** 3 * gamma * beta * e_dot_acc
+        for c in range(4):
+            D[r, c] -= h * gamma * e1[r] * e1[c] + h ** 3 * gamma * beta * e1[r] * a1[c]
+    return D
+
+
+@njit(cache=True)
+def force_history(sys, q, v, lam, t, w, out):
+    """(B^T lambda - g)(q, v, t), the t_n part of the HHT weighting (paper 004 eq. 61)."""
+    dynamic_residual(sys, q, v, np.zeros(v.shape[0]), lam, t, w.M, w.C, w.force, w.torque, w.g, out)
+
+
+@njit(cache=True)
+def hht_residual(sys, method, q1, v1, a1, lam1, t1, history, w, R):
+    """R of paper 004 eq. (62) into R, Phi(q_{n+1}) (eq. 63) into w.phi; returns ||[R; Phi]||_2."""
+    alpha = method[M_ALPHA]
+    dynamic_residual(sys, q1, v1, a1 / (1.0 + alpha), lam1, t1, w.M, w.C, w.force, w.torque, w.g, R)
+    s = 0.0
+    for k in range(R.shape[0]):
+        R[k] -= alpha / (1.0 + alpha) * history[k]
+        s += R[k] * R[k]
+    constraint_residual(sys, q1, t1, w.phi)
+    for k in range(w.phi.shape[0]):
+        s += w.phi[k] * w.phi[k]
+    return math.sqrt(s)
+
+
+@njit(cache=True)
+def hht_iteration_matrix(sys, method, opts, q, v, a, q1, dq, v1, a1, lam1, t1, h, scale, w):
+    """Scaled iteration matrix of paper 004 eq. (65) into w.S (see the module docstring)."""
+    alpha, beta, gamma = method[M_ALPHA], method[M_BETA], method[M_GAMMA]
+    mass_factor = 1.0 / (h * h * beta * (1.0 + alpha))
+    velocity_factor = gamma / (h * beta)
+    ga.iteration_matrix(sys, q1, dq, v1, a1 / (1.0 + alpha), lam1, t1, mass_factor, velocity_factor, scale,
+                        opts, w)
+    if method[M_VARIANT] != MODIFIED:
+        return
+    nv = v.shape[0]
+    for i in range(sys.body_int.shape[0]):
+        if sys.body_int[i, B_FORM] != EP:
+            continue
+        qr, vr = _rot_start(sys, i)
+        D = ep_velocity_derivative(q[qr:qr + 4], v[vr:vr + 4], a[vr:vr + 4], q1[qr:qr + 4], a1[vr:vr + 4],
+                                   h, beta, gamma)
+        # dv/d(dq) = D / (h^2 beta) replaces gamma / (h beta) I in the EP columns of C_t J_1
+        for r in range(4):
+            D[r, r] -= h * gamma
+        for row in range(nv):
+            for c in range(4):
+                s = 0.0
+                for m in range(4):
+                    s += w.Ct[row, vr + m] * D[m, c]
+                w.S[row, vr + c] += scale * s / (h * h * beta)
+
+
+@njit(cache=True)
+def hht_step(sys, method, opts, q, v, a, lam, t, h, w, stats, history, R):
+    """One HHT step t -> t + h (paper 004 eq. 59-64, modified: eq. 33-34); state updated in place."""
+    beta = method[M_BETA]
+    nv = v.shape[0]
+    nc = sys.sizes[S_NC]
+    scale = beta * h * h if opts[ga.O_SCALING] > 0.5 else 1.0
+    t1 = t + h
+    force_history(sys, q, v, lam, t, w, history)
+    # predictor: a_{n+1} = a_n, lambda_{n+1} = lambda_n
+    a1 = a.copy()
+    lam1 = lam.copy()
+    dq = h * v + 0.5 * h * h * a
+    q1 = np.empty_like(q)
+    update_coordinates(sys, q, dq, q1)
+    v1 = np.empty_like(v)
+    newmark_velocities(sys, method, q, v, a, q1, a1, h, v1)
+    res0 = hht_residual(sys, method, q1, v1, a1, lam1, t1, history, w, R)
+    if not math.isfinite(res0):
+        return DIVERGED
+    if res0 <= opts[ga.O_ATOL]:
+        res0 = 2.0 * opts[ga.O_ATOL]
+    last = res0
+    modified_newton = opts[ga.O_MODIFIED] > 0.5
+    converged = False
+    n_it = 0
+    for k in range(1, int(opts[ga.O_MAX_ITERATIONS]) + 1):
+        n_it = k
+        if not modified_newton or not w.jacobian_valid[0]:
+            hht_iteration_matrix(sys, method, opts, q, v, a, q1, dq, v1, a1, lam1, t1, h, scale, w)
+            stats[ga.ST_JACOBIANS] += 1
+            w.LU[:, :] = w.S
+            stats[ga.ST_FACTORIZATIONS] += 1
+            if not lu_factor(w.LU, w.piv):
+                w.jacobian_valid[0] = False
+                stats[ga.ST_NEWTON] += k
+                return SINGULAR_MATRIX
+            w.jacobian_valid[0] = True
+        for r in range(nv):
+            w.rhs[r] = -scale * R[r]
+        for r in range(nc):
+            w.rhs[nv + r] = -w.phi[r]
+        lu_solve(w.LU, w.piv, w.rhs)
+        for r in range(nv):
+            dq[r] += w.rhs[r]
+            a1[r] += w.rhs[r] / (h * h * beta)
+        for r in range(nc):
+            lam1[r] += w.rhs[nv + r] / scale
+        update_coordinates(sys, q, dq, q1)
+        newmark_velocities(sys, method, q, v, a, q1, a1, h, v1)
+        res = hht_residual(sys, method, q1, v1, a1, lam1, t1, history, w, R)
+        if not math.isfinite(res):
+            stats[ga.ST_NEWTON] += k
+            w.jacobian_valid[0] = False
+            return DIVERGED
+        if res <= opts[ga.O_RTOL] * res0 or res <= opts[ga.O_ATOL]:
+            converged = True
+            break
+        # modified Newton: a fresh matrix after max_modified iterations or on slow contraction
+        if modified_newton and (k >= opts[ga.O_MAX_MODIFIED] or res > opts[ga.O_CONTRACTIVITY] * last):
+            w.jacobian_valid[0] = False
+        last = res
+    stats[ga.ST_NEWTON] += n_it
+    stats[ga.ST_MAX_ITERATIONS] = max(stats[ga.ST_MAX_ITERATIONS], n_it)
+    if not converged:
+        return ga.NEWTON_FAILED
+    q[:] = q1
+    v[:] = v1
+    a[:] = a1
+    lam[:] = lam1
+    if not (all_finite(q) and all_finite(v)):
+        return DIVERGED
+    return OK
+
+
+@njit(cache=True)
+def integrate_hht(sys, method, opts, q, v, a, lam, t0, t_end, h, sample_times, q_samples, v_samples,
+                  lam_samples, w, stats):
+    """Fixed-step HHT from t0 to t_end (last step shortened if needed), in place; samples and the maxima
+    of ||Phi|| and ||B v|| as in ``generalized_alpha.integrate_implicit``. Returns (status, steps, t)."""
+    nv = v.shape[0]
+    history = np.zeros(nv)
+    R = np.zeros(nv)
+    total, last = step_plan(t0, t_end, h)
+    next_sample = record_due_samples(sample_times, 0, t0, h, q, v, lam, q_samples, v_samples, lam_samples)
+    steps = 0
+    t = t0
+    for n in range(total):
+        hn = h if n < total - 1 else last
+        if hn != h:
+            w.jacobian_valid[0] = False
+        status = hht_step(sys, method, opts, q, v, a, lam, t, hn, w, stats, history, R)
+        if status != OK:
+            return status, steps, t
+        steps += 1
+        stats[ga.ST_STEPS] += 1
+        t = step_end_time(t0, t_end, h, n, total)
+        bv = w.C @ v
+        stats[ga.ST_MAX_PHI] = max(stats[ga.ST_MAX_PHI], math.sqrt(np.sum(w.phi ** 2)))
+        stats[ga.ST_MAX_BV] = max(stats[ga.ST_MAX_BV], math.sqrt(np.sum(bv ** 2)))
+        next_sample = record_due_samples(sample_times, next_sample, t, h, q, v, lam, q_samples, v_samples,
+                                         lam_samples)
+    return OK, steps, t
+
+
+HHT_DEFAULTS: dict[str, Any] = {
+    "alpha": -0.1,             # numerical damping, paper 004: alpha in [-1/3, 0]
+    "variant": "classical",    # "classical" (eq. 17-18) or "modified" (eq. 33-34 for EP nodes)
+    **{key: value for key, value in NEWTON_DEFAULTS.items()
+       if key not in ("rho_inf", "index", "starting_values", "starting_step_fraction")},
+}
+
+
+@dataclass(frozen=True)
+class HHTIntegrator:
+    name: str
+    description: str
+    order: int = 2
+    kind: str = "implicit"
+    defaults: dict[str, Any] = field(default_factory=dict)
+    formulations: tuple[str, ...] = IMPLICIT_FORMULATIONS
+
+    def options(self, options: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+        """(method vector, Newton option vector, merged options) after validation."""
+        opts, merged = option_vector(self, options)
+        if merged["variant"] not in VARIANTS:
+            raise InputError(f"invalid value {merged['variant']!r}", field="options.variant",
+                             allowed=list(VARIANTS))
+        try:
+            alpha = float(merged["alpha"])
+        except (TypeError, ValueError):
+            raise InputError(f"must be a number, got {merged['alpha']!r}", field="options.alpha") from None
+        if not -1.0 / 3.0 - 1e-12 <= alpha <= 0.0:
+            raise InputError(f"must lie in [-1/3, 0], got {alpha}", field="options.alpha")
+        merged["alpha"] = alpha
+        beta, gamma = hht_parameters(alpha)
+        return np.array([alpha, beta, gamma, VARIANTS[merged["variant"]]]), opts, merged
+
+    def validate_options(self, options: dict[str, Any]) -> dict[str, Any]:
+        return self.options(options)[2]
+
+    def integrate(self, system, q0, v0, options, h, t_end, sample_times) -> Integration:
+        """Warm-up step, then the timed run from consistent initial accelerations (paper 002 eq. 19)."""
+        return run_hht(system, self, q0, v0, options, h, t_end, sample_times)
+
+
+def run_hht(system, integrator: HHTIntegrator, q0, v0, options, h, t_end, sample_times) -> Integration:
+    """Compiled HHT run; the timed region includes the consistent initial accelerations."""
+    nq, nv, nc = (int(x) for x in system.sizes)
+    method, opts, merged = integrator.options(options)
+    ns = sample_times.shape[0]
+    q_samples = np.zeros((ns, nq))
+    v_samples = np.zeros((ns, nv))
+    lam_samples = np.zeros((ns, nc))
+    n_bodies = system.body_int.shape[0]
+
+    def fresh_state():
+        q = q0.copy()
+        v = v0.copy()
+        a = np.zeros(nv)
+        lam = np.zeros(nc)
+        ok = ga.consistent_accelerations(system, q, v, 0.0, a, lam)
+        return q, v, a, lam, ok
+
+    q, v, a, lam, _ = fresh_state()
+    integrate_hht(system, method, opts, q, v, a, lam, 0.0, h, h, np.zeros(0), q_samples[:0], v_samples[:0],
+                  lam_samples[:0], ga.make_workspace(nq, nv, nc, n_bodies), np.zeros(ga.N_STATISTICS))
+    workspace = ga.make_workspace(nq, nv, nc, n_bodies)
+    stats = np.zeros(ga.N_STATISTICS)
+    start = time.process_time()
+    q, v, a, lam, ok = fresh_state()
+    if not ok:
+        return Integration(SINGULAR_MATRIX, 0, 0.0, time.process_time() - start, q, v, lam, q_samples,
+                           v_samples, lam_samples)
+    code, steps, t_reached = integrate_hht(system, method, opts, q, v, a, lam, 0.0, t_end, h, sample_times,
+                                           q_samples, v_samples, lam_samples, workspace, stats)
+    cpu = time.process_time() - start
+    done = max(int(stats[ga.ST_STEPS]), 1)
+    statistics = {
+        "newton_iterations": int(stats[ga.ST_NEWTON]),
+        "newton_per_step": stats[ga.ST_NEWTON] / done if steps else float("nan"),
+        "jacobians": int(stats[ga.ST_JACOBIANS]),
+        "factorizations": int(stats[ga.ST_FACTORIZATIONS]),
+        "max_newton_in_step": int(stats[ga.ST_MAX_ITERATIONS]),
+        "max_constraint_residual": stats[ga.ST_MAX_PHI],
+        "max_velocity_constraint_residual": stats[ga.ST_MAX_BV],
+        "failed_steps": 0 if code == 0 else 1,
+        "newton_rtol": merged["newton_rtol"],
+        "newton_atol": merged["newton_atol"],
+        "alpha": merged["alpha"],
+    }
+    return Integration(int(code), int(steps), float(t_reached), cpu, q, v, lam, q_samples, v_samples,
+                       lam_samples, statistics)
+
+
+HHT = HHTIntegrator(
+    "hht",
+    "HHT-alpha with force weighting (paper 004 eq. 19, 59-64), variant classical (Newmark eq. 17-18) or "
+    "modified (EP velocities by eq. 33-34), Newton options as generalized-alpha",
+    defaults=HHT_DEFAULTS,
+)
+
+HHT_INTEGRATORS = {HHT.name: HHT}
