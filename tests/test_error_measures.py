@@ -74,7 +74,8 @@ STUDY = {
     "reference": {"formulation": "RV", "integrator": "RK67", "h": 2.5e-4},
     "errors": [{"quantity": "com", "measure": "max_relative_over_time"},
                {"quantity": "com", "measure": "max_relative_over_time", "window": [0.01, 0.02]}],
-    "series_plots": [{"outputs": ["com_x", "com_y"], "h": 2e-3}, {"outputs": ["com_z"], "difference": True}],
+    "series_plots": [{"outputs": ["com_x", "com_y"], "h": 2e-3}, {"outputs": ["com_z"], "difference": True},
+                     {"outputs": ["energy"], "log": True}],
 }
 
 
@@ -98,7 +99,7 @@ def test_windowed_errors_are_recorded_under_their_own_label_and_series_are_plott
     assert (late <= whole * (1 + 1e-12)).all() and (whole > 0).all()
     assert whole["RV-RK44-h2e-03"] / whole["RV-RK44-h1e-03"] == pytest.approx(16, rel=0.2)
     names = {path.name for path in draw_figures(tmp_path / "out")}
-    assert {"series_1_com_x_com_y.png", "difference_2_com_z.png"} <= names
+    assert {"series_1_com_x_com_y.png", "difference_2_com_z.png", "series_3_energy.png"} <= names
 
 
 @pytest.mark.parametrize("changes, field", [

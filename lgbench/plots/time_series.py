@@ -81,6 +81,7 @@ def _series_plot(results_dir: Path, figures: Path, runs, reference, request: dic
     if request.get("methods"):
         chosen = chosen[chosen["method"].isin(request["methods"])]
     difference = bool(request.get("difference"))
+    logarithmic = bool(request.get("log"))
     if difference and reference is None:
         return None
     rows = math.ceil(len(outputs) / 2) if len(outputs) > 1 else 1
@@ -89,8 +90,13 @@ def _series_plot(results_dir: Path, figures: Path, runs, reference, request: dic
     axes = figure.subplots(rows, columns, squeeze=False).ravel()
     drawn = False
     for ax, name in zip(axes, outputs):
+        if logarithmic:
+            ax.set_yscale("log")
         if reference is not None and not difference and name in reference.columns:
-            ax.plot(reference["t"], reference[name], color="black", linewidth=2.2, alpha=0.35, label="reference")
+            values = reference[name].to_numpy()
+            if logarithmic:
+                values = np.where(np.abs(values) > 0.0, np.abs(values), np.nan)   # log axis: zeros are gaps
+            ax.plot(reference["t"], values, color="black", linewidth=2.2, alpha=0.35, label="reference")
         for _, run in chosen.iterrows():
             path = results_dir / "series" / f"{run['run_id']}.csv"
             if not path.exists():
@@ -106,10 +112,13 @@ def _series_plot(results_dir: Path, figures: Path, runs, reference, request: dic
             else:
                 t = series["t"].to_numpy()
             suffix = "" if run["status"] == "ok" else f" ({run['status']})"
+            if logarithmic:
+                values = np.where(np.abs(values) > 0.0, np.abs(values), np.nan)   # log axis: zeros are gaps
             ax.plot(t, values, linewidth=1.2, label=f"{run['method']}{suffix}")
             drawn = True
         ax.set_xlabel("t [s]")
-        ax.set_ylabel(f"{name} - reference" if difference else name)
+        label = f"{name} - reference" if difference else name
+        ax.set_ylabel(f"|{label}|" if logarithmic else label)
         ax.grid(True, alpha=0.3)
     for ax in axes[len(outputs):]:
         ax.set_visible(False)

@@ -149,12 +149,14 @@ class ErrorRequest(_Strict):
 class SeriesPlot(_Strict):
     """A figure of model outputs over time (one panel per output), one line per method at step size
     ``h`` (default: the grid's largest), plus the reference; ``difference: true`` draws run minus
-    reference instead (e.g. paper 002 Fig. 7, paper 004 Figs. 5 and 8)."""
+    reference instead (e.g. paper 002 Fig. 7, paper 004 Figs. 5 and 8); ``log: true`` draws absolute
+    values on a logarithmic axis (paper 002 Figs. 9, 10, 15)."""
 
     outputs: list[Name] = Field(min_length=1, max_length=8)
     h: PositiveFloat | None = None
     methods: list[Name] = []
     difference: bool = False
+    log: bool = False                  # absolute values on a logarithmic axis (residuals, errors)
     title: str = ""
 
 
