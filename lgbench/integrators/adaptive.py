@@ -16,6 +16,7 @@ from numba import njit
 
 from lgbench.integrators.explicit import combine_stages, rk_stages
 from lgbench.integrators.interface import DIVERGED, OK, Integration
+from lgbench.integrators.stepping import SAMPLE_TOLERANCE, record_due_samples
 from lgbench.mbs.kernels import all_finite
 
 # statistics vector layout
@@ -63,11 +64,11 @@ def integrate_explicit_adaptive(sys, A, B, C, E, embedded_order, q, v, t0, t_end
     torque = np.zeros((nb, 3))
     exponent = 1.0 / (embedded_order + 1.0)
     stats[ST_H_MIN] = np.inf
-    next_sample = 0
-    while next_sample < sample_times.shape[0] and sample_times[next_sample] <= t0 + 1e-12 * h_max:
-        q_samples[next_sample] = q
-        v_samples[next_sample] = v
-        next_sample += 1
+    no_lam = np.zeros(0)
+    no_lam_samples = np.zeros((sample_times.shape[0], 0))
+    # steps end exactly on sample times: only round-off (1e-12 h_max) separates a due sample from t
+    due = 1e-12 * h_max / SAMPLE_TOLERANCE
+    next_sample = record_due_samples(sample_times, 0, t0, due, q, v, no_lam, q_samples, v_samples, no_lam_samples)
     t = t0
     h = h_max
     accepted = 0
@@ -101,10 +102,8 @@ def integrate_explicit_adaptive(sys, A, B, C, E, embedded_order, q, v, t0, t_end
             accepted += 1
             stats[ST_H_MIN] = min(stats[ST_H_MIN], step)
             stats[ST_H_MAX] = max(stats[ST_H_MAX], step)
-            while next_sample < sample_times.shape[0] and sample_times[next_sample] <= t + 1e-12 * h_max:
-                q_samples[next_sample] = q
-                v_samples[next_sample] = v
-                next_sample += 1
+            next_sample = record_due_samples(sample_times, next_sample, t, due, q, v, no_lam, q_samples, v_samples,
+                                             no_lam_samples)
             if not hits_target or h_new < h:
                 h = h_new
         else:

@@ -112,11 +112,15 @@ def integrate_explicit(sys, A, B, C, q, v, t0, t_end, h, sample_times, q_samples
     return OK, steps, t
 
 
-def run_explicit(system, tableau, q0, v0, h, t_end, sample_times) -> Integration:
-    """Warm-up step (compilation outside the timed region), then the timed fixed-step run."""
+def require_unconstrained(system) -> None:
+    """Explicit RK/RKMK integrates ODEs: a model with constraints needs the index-1 entries instead."""
     if system.sizes[2] > 0:
         raise InputError("the model has constraints; explicit integrators need an unconstrained model "
                          "(or the index-1 formulation with projection)", field="integrator")
+
+
+def run_explicit(system, tableau, q0, v0, h, t_end, sample_times) -> Integration:
+    """Warm-up step (compilation outside the timed region), then the timed fixed-step run."""
     ns = sample_times.shape[0]
     q_samples = np.zeros((ns, q0.shape[0]))
     v_samples = np.zeros((ns, v0.shape[0]))

@@ -72,13 +72,12 @@ class ButcherTableau:
 
     def integrate(self, system, q0, v0, options, h, t_end, sample_times):
         """Fixed-step RK/RKMK run (paper 000 Alg. 2/3), or adaptive (App. B) with h_max = h."""
-        from lgbench.integrators.explicit import run_explicit
+        from lgbench.integrators.explicit import require_unconstrained, run_explicit
 
+        require_unconstrained(system)
         if options.get("step_control", "fixed") == "adaptive":
             from lgbench.integrators.adaptive import run_adaptive
 
-            if system.sizes[2] > 0:
-                return run_explicit(system, self, q0, v0, h, t_end, sample_times)   # raises the InputError
             return run_adaptive(system, self, q0, v0, options, h, t_end, sample_times)
         return run_explicit(system, self, q0, v0, h, t_end, sample_times)
 

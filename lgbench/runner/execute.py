@@ -165,11 +165,9 @@ def write_study_copy(study: Study, out_dir: Path) -> None:
 
 def exact_reference(study: Study, samples: int | None) -> RunResult:
     """The model's closed-form solution at t_end (and at the sample times) as a reference result."""
-    import numpy as np
-
     model = models()[study.model]
     params = {**study.params, **study.reference.params}
-    times = np.linspace(0.0, study.t_end, samples) if samples and samples > 1 else np.array([study.t_end])
+    times = single_run.sample_times(study.t_end, samples)
     values = model.exact_outputs(params, times)
     final = {name: float(values[-1, j]) for j, name in enumerate(model.outputs)}
     series = None
@@ -196,19 +194,12 @@ def compute_reference(study: Study, use_cache: bool = True) -> tuple[RunResult, 
 
 def _reference(study: Study, store: ResultStore, samples: int | None, reporter: Reporter,
                use_cache: bool = True) -> RunResult:
+    """Compute (or fetch) the reference and store its row and series in the result folder."""
     if study.reference.exact:
-        result = exact_reference(study, samples)
-        row = {"run_id": "reference", "model": study.model, "formulation": "exact", "integrator": "exact",
-               "variant": "", "h": 0.0, "t_end": study.t_end, "status": "ok", "message": result.message,
-               "steps": 0, "cpu_s": 0.0, "t_final": study.t_end, **result.final_outputs}
-        store.directory.mkdir(parents=True, exist_ok=True)
-        store.write_reference(row)
-        if samples and result.series is not None:
-            store.write_series("reference", result.series)
-        reporter.message("reference: the model's exact solution")
-        return result
-    spec = reference_spec(study)
-    reporter.message(f"reference {spec.formulation}-{spec.integrator} h={format_step(spec.h)} ...")
+        spec = RunSpec(study.model, "exact", "exact", 0.0, study.t_end)
+    else:
+        spec = reference_spec(study)
+        reporter.message(f"reference {spec.formulation}-{spec.integrator} h={format_step(spec.h)} ...")
     result, cached = compute_reference(study, use_cache)
     if result.status != "ok":
         raise InputError(f"the reference run failed ({result.status}: {result.message})",
@@ -219,5 +210,8 @@ def _reference(study: Study, store: ResultStore, samples: int | None, reporter: 
     store.write_reference(row)
     if samples and result.series is not None:
         store.write_series("reference", result.series)
-    reporter.message(f"reference {_summary(result, [])}" + ("  (from the reference cache)" if cached else ""))
+    if study.reference.exact:
+        reporter.message("reference: the model's exact solution")
+    else:
+        reporter.message(f"reference {_summary(result, [])}" + ("  (from the reference cache)" if cached else ""))
     return result

@@ -72,10 +72,11 @@ def _build(spec: RunSpec):
     return model, integrator, options
 
 
-def _sample_times(spec: RunSpec, n_samples: int | None) -> np.ndarray:
+def sample_times(t_end: float, n_samples: int | None) -> np.ndarray:
+    """The output sample times of a run: ``linspace(0, t_end, n_samples)``, or just t_end."""
     if n_samples and n_samples > 1:
-        return np.linspace(0.0, spec.t_end, n_samples)
-    return np.array([spec.t_end])
+        return np.linspace(0.0, t_end, n_samples)
+    return np.array([t_end])
 
 
 def _failure_message(code: int, t: float, steps: int, system, q: np.ndarray) -> str:
@@ -116,8 +117,8 @@ def run_single(spec: RunSpec, n_samples: int | None = None) -> RunResult:
     """
     model, integrator, options = _build(spec)
     sys = model.system
-    sample_times = _sample_times(spec, n_samples)
-    run = integrator.integrate(sys, model.q0, model.v0, options, spec.h, spec.t_end, sample_times)
+    times = sample_times(spec.t_end, n_samples)
+    run = integrator.integrate(sys, model.q0, model.v0, options, spec.h, spec.t_end, times)
     code, steps, t_reached, cpu = run.code, run.steps, run.t_reached, run.cpu_s
     q, v, lam = run.q, run.v, run.lam
     q_samples, v_samples, lam_samples = run.q_samples, run.v_samples, run.lam_samples
@@ -131,14 +132,14 @@ def run_single(spec: RunSpec, n_samples: int | None = None) -> RunResult:
         final = {name: float(x) for name, x in zip(model.output_names, values)}
     series = None
     if n_samples:
-        reached = sample_times <= t_reached + 1e-6 * spec.h
-        rows = [model.outputs(sys, q_samples[k], v_samples[k], lam_samples[k], sample_times[k])
-                for k in range(sample_times.shape[0]) if reached[k]]
+        reached = times <= t_reached + 1e-6 * spec.h
+        rows = [model.outputs(sys, q_samples[k], v_samples[k], lam_samples[k], times[k])
+                for k in range(times.shape[0]) if reached[k]]
         data = np.array(rows).reshape(-1, len(model.output_names))
-        series = {"t": sample_times[reached]}
+        series = {"t": times[reached]}
         series.update({name: data[:, j] for j, name in enumerate(model.output_names)})
         if sys.sizes[2] > 0:
-            series.update(constraint_series(sys, sample_times[reached], q_samples[reached], v_samples[reached],
+            series.update(constraint_series(sys, times[reached], q_samples[reached], v_samples[reached],
                                             lam_samples[reached]))
     statistics["us_per_step"] = 1e6 * cpu / steps if steps else float("nan")
     return RunResult(status=status, message=message, steps=int(steps), cpu_s=cpu,
