@@ -45,9 +45,7 @@ check-quick: $(STAMP)
 	@status=0; for f in $(QUICK_STUDIES); do name=$$(basename $$f .yaml); \
 	  $(VENV)/bin/lgbench check results/quick/$$name --junit results/quick/$$name/junit.xml || status=1; done; exit $$status
 
-## Every study on its full grid, then its figures and its expectations (hours; resumable).
+## Every study on its full grid, both cores (most expensive first), then figures, reports and checks.
+## Resumable; prints the wall time per study and in total (also in results/campaign.md).
 reproduce-all: $(STAMP)
-	@status=0; for f in $(QUICK_STUDIES); do name=$$(basename $$f .yaml); \
-	  $(VENV)/bin/lgbench run $$f --out results/$$name --quiet || { status=1; continue; }; \
-	  $(VENV)/bin/lgbench plot results/$$name > /dev/null || status=1; \
-	  $(VENV)/bin/lgbench check results/$$name --junit results/$$name/junit.xml || status=1; done; exit $$status
+	$(VENV)/bin/lgbench reproduce $(QUICK_STUDIES) --results results --jobs 2

@@ -299,6 +299,31 @@ def plot(results_dir: Annotated[Path, typer.Argument(metavar="RESULTS_DIR", help
         typer.echo(str(path))
 
 
+@app.command()
+def reproduce(study_files: Annotated[list[Path], typer.Argument(metavar="STUDY.yaml...", help="Study files.")],
+              results: Annotated[Path, typer.Option(help="Parent folder of the result folders.")] = Path("results"),
+              jobs: Annotated[int, typer.Option("--jobs", "-j", help="Studies run side by side.")] = 2):
+    """Run every study (most expensive first, JOBS at a time), then its figures, report and check;
+    print the wall time per study and in total (resumable: finished runs are kept)."""
+    import time
+
+    from lgbench.runner.campaign import run_campaign, write_summary
+    from lgbench.runner.study import load_study
+
+    if jobs < 1:
+        raise InputError(f"must be at least 1, got {jobs}", field="--jobs")
+    for path in study_files:
+        load_study(path)
+    started = time.perf_counter()
+    outcomes = run_campaign(study_files, results, jobs, announce=typer.echo)
+    wall_s = time.perf_counter() - started
+    typer.echo("")
+    typer.echo(write_summary(outcomes, results / "campaign.md", wall_s, jobs))
+    typer.echo(f"total: {wall_s / 60:.1f} min wall time for {len(outcomes)} studies; logs in RESULTS/NAME/campaign.log")
+    if not all(outcome.ok for outcome in outcomes):
+        raise typer.Exit(1)
+
+
 LIST_KINDS = ["models", "formulations", "integrators"]
 
 
