@@ -291,11 +291,15 @@ def reference(study_file: Annotated[Path, typer.Argument(metavar="STUDY.yaml", h
 
 
 @app.command()
-def plot(results_dir: Annotated[Path, typer.Argument(metavar="RESULTS_DIR", help="A result folder.")]):
-    """Draw convergence, work-precision and CPU-time figures into RESULTS_DIR/figures."""
+def plot(results_dir: Annotated[Path, typer.Argument(metavar="RESULTS_DIR", help="A result folder.")],
+         kind: Annotated[list[str] | None, typer.Option("--kind", "-k", help="Figure kind, repeatable: convergence, "
+                                                        "work_precision, cpu_time, newton_iterations, reference, "
+                                                        "series, trajectory [default: all].")] = None,
+         format_: Annotated[str, typer.Option("--format", help="png, pdf or svg.")] = "png"):
+    """Draw figures from RESULTS_DIR's CSV files into RESULTS_DIR/figures."""
     from lgbench.plots import draw_figures
 
-    for path in draw_figures(results_dir):
+    for path in draw_figures(results_dir, kind or None, format_):
         typer.echo(str(path))
 
 

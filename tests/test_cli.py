@@ -96,3 +96,9 @@ def test_run_prints_the_error_table_resumes_and_plots(tmp_path):
     assert "skipping 6 of 6 runs" in second.stdout and "reference" not in second.stdout
     drawn = runner.invoke(app, ["plot", str(out)])
     assert drawn.exit_code == 0 and (out / "figures" / "convergence_com.png").exists()
+
+
+def test_plot_with_an_unknown_kind_is_one_line(tmp_path):
+    (tmp_path / "runs.csv").write_text("run_id,model,formulation,integrator,h,t_end,status,message,steps,cpu_s\n"
+                                       "a,heavy_top,RV,RK44,0.001,1.0,ok,,1000,0.01\n")
+    assert_one_line_input_error(runner.invoke(app, ["plot", str(tmp_path), "--kind", "energy"]), "convergence")

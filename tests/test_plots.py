@@ -1,4 +1,6 @@
 """Figures come from the CSV files alone, including failed runs."""
+import math
+
 import pytest
 
 from lgbench.exceptions import InputError
@@ -47,3 +49,54 @@ def test_figures_are_drawn_from_the_csv_files(results):
 def test_a_folder_without_runs_is_an_input_error(tmp_path):
     with pytest.raises(InputError, match="runs.csv"):
         draw_figures(tmp_path)
+
+
+def test_kinds_and_format_select_the_figures(results):
+    paths = draw_figures(results, ["convergence", "cpu_time"], "svg")
+    assert sorted(path.name for path in paths) == ["convergence_com.svg", "convergence_omega.svg", "cpu_time.svg"]
+
+
+def test_unknown_kind_or_format_names_the_allowed_ones(results):
+    with pytest.raises(InputError, match="work_precision"):
+        draw_figures(results, ["convergance"])
+    with pytest.raises(InputError, match="svg"):
+        draw_figures(results, None, "jpg")
+
+
+def test_convergence_legend_gives_the_fitted_slope_and_its_step_range(results):
+    import matplotlib
+
+    with matplotlib.rc_context({"svg.fonttype": "none"}):
+        [path] = [p for p in draw_figures(results, ["convergence"], "svg") if p.name == "convergence_com.svg"]
+    text = path.read_text()
+    assert "RV RK44 (slope 4.00, h 0.00025…0.001)" in text       # errors fall by 16 per halving
+    assert "Rxyz RK44 (slope 4.00, h 0.00025…0.0005)" in text     # h = 1e-3 failed: fitted on two points
+    assert "failed run" in text
+    assert ">4<" in text                                           # the order-4 reference triangle
+
+
+STUDY_WITH_TRAJECTORY = """name: fixture
+model: heavy_top
+t_end: 1.0
+formulations: [RV]
+integrators: [RK44]
+steps: {values: [1.0e-3]}
+reference: {formulation: RV, integrator: RK67, h: 1.0e-4}
+errors: [{quantity: com}]
+samples: 5
+series_plots:
+  - {outputs: [com_y], against: com_x, h: 1.0e-3}
+  - {outputs: [energy], h: 1.0e-3}
+"""
+
+
+def test_trajectory_and_series_plots_come_from_the_series_files(results):
+    (results / "study.yaml").write_text(STUDY_WITH_TRAJECTORY)
+    (results / "series").mkdir()
+    circle = "t,com_x,com_y,energy\n" + "".join(
+        f"{t},{math.cos(t)},{math.sin(t)},{1 + 1e-3 * t}\n" for t in (0, 0.25, 0.5, 0.75, 1.0))
+    (results / "series" / "RV-RK44-h1e-03.csv").write_text(circle)
+    (results / "series" / "reference.csv").write_text(circle)
+    assert [p.name for p in draw_figures(results, ["trajectory"])] == ["trajectory_1_com_y.png"]
+    assert [p.name for p in draw_figures(results, ["series"])] == ["series_2_energy.png"]
+    assert [p.name for p in draw_figures(results, ["reference"])] == ["reference_time_series.png"]

@@ -1,4 +1,5 @@
 """Figures (layer 6), drawn from result CSV files only."""
-from lgbench.plots.convergence import draw_figures
+from lgbench.plots.figures import KINDS, draw_figures
+from lgbench.plots.style import FORMATS
 
-__all__ = ["draw_figures"]
+__all__ = ["FORMATS", "KINDS", "draw_figures"]

@@ -150,13 +150,15 @@ class SeriesPlot(_Strict):
     """A figure of model outputs over time (one panel per output), one line per method at step size
     ``h`` (default: the grid's largest), plus the reference; ``difference: true`` draws run minus
     reference instead (e.g. paper 002 Fig. 7, paper 004 Figs. 5 and 8); ``log: true`` draws absolute
-    values on a logarithmic axis (paper 002 Figs. 9, 10, 15)."""
+    values on a logarithmic axis (paper 002 Figs. 9, 10, 15); ``against: OUTPUT`` draws the outputs
+    against that output instead of time, a trajectory (paper 000 Fig. 10)."""
 
     outputs: list[Name] = Field(min_length=1, max_length=8)
     h: PositiveFloat | None = None
     methods: list[Name] = []
     difference: bool = False
     log: bool = False                  # absolute values on a logarithmic axis (residuals, errors)
+    against: Name | None = None        # abscissa: this output instead of time (a trajectory)
     title: str = ""
 
 
@@ -463,6 +465,12 @@ def _check_series_plots(study: Study, model: Any, file: str) -> None:
                        f"{field}.outputs[{position}]", file)
         for position, name in enumerate(item.methods):
             check_name(name, labels, "method of this study", f"{field}.methods[{position}]", file)
+        if item.against is not None:
+            check_name(item.against, list(model.outputs) + list(CONSTRAINT_SERIES),
+                       f"output of model {model.name}", f"{field}.against", file)
+            if item.difference or item.log:
+                raise InputError("a trajectory ('against') draws values, not differences or log values",
+                                 file=file, field=field)
         if item.h is not None and not any(abs(item.h - h) <= 1e-9 * h for h in steps):
             raise InputError(f"h = {item.h:g} is not a step size of the grid", file=file, field=f"{field}.h",
                              allowed=[f"{h:g}" for h in steps])

@@ -1,0 +1,67 @@
+"""``lgbench plot``: every figure kind of a result folder, drawn from its CSV files only."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from lgbench.exceptions import InputError
+from lgbench.plots import convergence as figures_of
+from lgbench.plots.style import FORMATS, Styles
+from lgbench.plots.time_series import draw_reference_series, draw_series_plots
+from lgbench.runner.convergence import error_table, implicit_runs, with_variants
+from lgbench.store import read_frame
+
+KINDS = ("convergence", "work_precision", "cpu_time", "newton_iterations", "reference", "series", "trajectory")
+"""Figure kinds: error vs h with slopes; error vs CPU; CPU vs h; Newton iterations per step vs h; the
+reference run's outputs over time; the study's series plots over time; its trajectory plots."""
+
+
+def draw_figures(results_dir: str | Path, kinds: list[str] | None = None, fmt: str = "png") -> list[Path]:
+    """Draw the figures of ``kinds`` (default: all) into ``results_dir/figures``; return their paths."""
+    results_dir = Path(results_dir)
+    kinds = list(kinds or KINDS)
+    for kind in kinds:
+        if kind not in KINDS:
+            raise InputError(f"unknown figure kind '{kind}'", field="--kind", allowed=list(KINDS))
+    if fmt not in FORMATS:
+        raise InputError(f"unknown format '{fmt}'", field="--format", allowed=list(FORMATS))
+    runs_path = results_dir / "runs.csv"
+    if not runs_path.exists():
+        raise InputError("no runs.csv here: not a result folder (run 'lgbench run STUDY.yaml' first)",
+                         file=str(results_dir))
+    runs = read_frame(runs_path)
+    if runs.empty:
+        raise InputError("runs.csv has no complete rows yet", file=str(runs_path))
+    runs = with_variants(runs.drop_duplicates("run_id", keep="last"))
+    errors_path = results_dir / "errors.csv"
+    errors = read_frame(errors_path) if errors_path.exists() else None
+    figures = results_dir / "figures"
+    figures.mkdir(parents=True, exist_ok=True)
+    styles = Styles(list(dict.fromkeys(runs["formulation"])), list(dict.fromkeys(runs["integrator"])))
+    paths = []
+    if errors is not None and not errors.empty and {"convergence", "work_precision"} & set(kinds):
+        pairs = list(dict.fromkeys(zip(errors["quantity"], errors["measure"])))
+        for quantity, measure in pairs:
+            several = sum(q == quantity for q, _ in pairs) > 1
+            suffix = f"{quantity}_{measure}" if several else quantity
+            table = error_table(runs, errors, quantity, measure)
+            if "convergence" in kinds:
+                paths.append(figures_of.convergence(runs, table, quantity, measure, styles,
+                                                    figures / f"convergence_{suffix}", fmt))
+            if "work_precision" in kinds:
+                paths.append(figures_of.work_precision(runs, table, quantity, measure, styles,
+                                                       figures / f"work_precision_{suffix}", fmt))
+    if "cpu_time" in kinds:
+        paths.append(figures_of.cpu_time(runs, styles, figures / "cpu_time", fmt))
+    implicit = implicit_runs(runs)
+    if "newton_iterations" in kinds and "newton_per_step" in runs.columns \
+            and implicit["newton_per_step"].notna().any():
+        paths.append(figures_of.newton_iterations(implicit, styles, figures / "newton_iterations", fmt))
+    if "reference" in kinds:
+        reference = draw_reference_series(results_dir, figures, fmt)
+        if reference is not None:
+            paths.append(reference)
+    if "series" in kinds:
+        paths.extend(draw_series_plots(results_dir, figures, fmt, trajectories=False))
+    if "trajectory" in kinds:
+        paths.extend(draw_series_plots(results_dir, figures, fmt, trajectories=True))
+    return paths
