@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 export MPLBACKEND := Agg
 
-.PHONY: install run test test-slow bench clean check-quick reproduce-all
+.PHONY: install run test test-slow bench clean check-quick reproduce-all gallery
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -49,3 +49,7 @@ check-quick: $(STAMP)
 ## Resumable; prints the wall time per study and in total (also in results/campaign.md).
 reproduce-all: $(STAMP)
 	$(VENV)/bin/lgbench reproduce $(QUICK_STUDIES) --results results --jobs 2
+
+## The README's gallery (docs/img) from the result folders of reproduce-all.
+gallery: $(STAMP)
+	$(PY) docs/make_gallery.py results

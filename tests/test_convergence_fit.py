@@ -53,3 +53,11 @@ def test_error_table_has_steps_as_rows_methods_as_columns_and_failed_runs_as_nan
     assert math.isnan(table.loc[1e-3, "Rxyz-RK44"])
     assert table.loc[5e-4, "RV-RK44"] == 1e-12
     assert math.isclose(fitted_orders(table, floor=1e-13)["RV-RK44"].slope, 4.0)
+
+
+def test_a_kink_in_the_round_off_plateau_is_not_taken_for_the_order():
+    """Paper 000 Fig. 3, Rxyz RK67: a plateau near 5e-12 with a small rise, then order 6 above it."""
+    h = np.array([7.8125e-7, 1.5625e-6, 3.125e-6, 6.25e-6, 1.25e-5, 2.5e-5, 5e-5])
+    err = np.concatenate([[3.3e-12, 3.5e-12, 5.5e-12], 5.5e-12 * 2.0 ** (6 * np.arange(1, 5)) * 7.0])
+    fit = fit_order(h, err)
+    assert abs(fit.slope - 6.0) < 0.05 and fit.h_min == 6.25e-6 and fit.points == 4

@@ -58,20 +58,30 @@ def fit_order(h, err, floor: float = ROUND_OFF_FLOOR, h_range: tuple[float, floa
 
 
 def _asymptotic_window(log_h, log_e, hs, es):
-    """The contiguous small-h range of the points (sorted by h) that behaves like one power law."""
-    start = 0
-    while hs.size - start > 2:
-        segment = (log_e[start + 1] - log_e[start]) / (log_h[start + 1] - log_h[start])
-        if segment >= PLATEAU_SLOPE:
-            break
-        start += 1
-    end = start + 2
-    while end < hs.size:
-        fit = np.polyfit(log_h[start:end], log_e[start:end], 1)[0]
-        segment = (log_e[end] - log_e[end - 1]) / (log_h[end] - log_h[end - 1])
-        if abs(segment - fit) > WINDOW_TOLERANCE:
-            break
-        end += 1
+    """The contiguous range of the points (sorted by h) that behaves like one power law: the first
+    start from the small-h end, past any round-off plateau, whose window holds at least three points
+    (else the first two-point window), so that a kink in a plateau does not pass for convergence."""
+    def segment(k: int) -> float:
+        return (log_e[k + 1] - log_e[k]) / (log_h[k + 1] - log_h[k])
+
+    def window_end(start: int) -> int:
+        end = start + 2
+        while end < hs.size:
+            fit = np.polyfit(log_h[start:end], log_e[start:end], 1)[0]
+            if abs(segment(end - 1) - fit) > WINDOW_TOLERANCE:
+                break
+            end += 1
+        return end
+
+    first = None
+    for start in range(hs.size - 1):
+        if segment(start) < PLATEAU_SLOPE and hs.size - start > 2:
+            continue
+        end = window_end(start)
+        if end - start >= 3:
+            return hs[start:end], es[start:end]
+        first = first or (start, end)
+    start, end = first or (hs.size - 2, hs.size)
     return hs[start:end], es[start:end]
 
 
