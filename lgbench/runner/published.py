@@ -8,14 +8,25 @@ of the study (``com``) or quantity and errors.csv measure (``lambda:max_relative
 from __future__ import annotations
 
 import math
-from typing import Annotated, Literal
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 FAILED = "failed"
 """A published cell whose run failed ("–" in the paper's tables)."""
 
-PublishedCell = float | Literal["failed"]
+
+def _cell(value: float | str) -> float | str:
+    """A number, or ``failed``; numbers written as YAML text (``1e-3``) are read as numbers."""
+    if isinstance(value, float) or value == FAILED:
+        return value
+    try:
+        return float(value)
+    except ValueError:
+        raise ValueError(f"expected a number or '{FAILED}' (the paper's '–' cell), got '{value}'") from None
+
+
+PublishedCell = Annotated[float | str, AfterValidator(_cell)]
 StepValues = dict[float, PublishedCell]          # h -> value
 MethodValues = dict[str, StepValues]             # method -> h -> value
 
