@@ -55,7 +55,9 @@ STUDY = {
                      {"kind": "succeeds", "method": "Rxyz-generalized-alpha", "h_range": [1.25e-3, 1e-2]}],
     "published": {"source": "000 Table 4",
                   "columns": {"newton_per_step": {"RV-generalized-alpha": {1e-2: 3.1, 5e-3: 2.4},
-                                                  "Rxyz-generalized-alpha": {1e-2: "failed"}}},
+                                                  "Rxyz-generalized-alpha": {1e-2: "failed"}},
+                              "steps": {"RV-RK44": {1e-2: 100, 5e-3: 190}},
+                              "max_eta": {"RV-RK44": {1e-2: 0.0}}},
                   "errors": {"com": {"RV-generalized-alpha": {1e-2: 5.1e-5}}},
                   "orders": {"RV-RK44": 4, "RV-generalized-alpha": 2},
                   "values": [{"name": "precession period", "published": "~2.5 s", "note": "Fig. 10"}]},
@@ -118,6 +120,10 @@ def test_published_numbers_and_expectations_with_study_yaml(tmp_path):
     assert "1 of 2 passed" in markdown
     assert table_row(markdown, "Rxyz-generalized-alpha succeeds for h in [0.00125, 0.01]")[-1] == "REGRESSION"
     assert "| precession period | ~2.5 s | Fig. 10 |" in markdown
+    steps = markdown.split("## steps (lgbench / published)")[1].split("##")[0]
+    assert table_row(steps, "h") == ["h", "RV-RK44"]
+    assert [table_row(steps, h)[1] for h in ("1e-02", "5e-03", "2.5e-03")] == ["100 / 100", "200 / 190", "400"]
+    assert "runs.csv has no column 'max_eta'" in markdown
     assert "<td>3.00 / 3.1</td>" in (folder / "report.html").read_text()
 
 
@@ -153,3 +159,13 @@ def test_bad_published_label_in_study_yaml_is_one_line(tmp_path):
     assert result.exit_code == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "field 'published.orders.RV-RK45'" in lines[0] and "allowed: RV-RK44" in lines[0]
+
+
+def test_runs_csv_without_the_needed_columns_is_one_line(tmp_path):
+    folder = tmp_path / "results"
+    folder.mkdir()
+    (folder / "runs.csv").write_text("run_id,formulation,h\nRV-RK44-h0.01,RV,0.01\n")
+    result = runner.invoke(app, ["report", str(folder)])
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "lacks the column(s) integrator, status" in lines[0]

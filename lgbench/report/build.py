@@ -61,13 +61,18 @@ def _introduction(document: Document, results: ResultFolder) -> None:
     study = results.study
     if study is not None and study.description:
         document.add(Paragraph(study.description))
-    facts = [f"model {', '.join(map(str, dict.fromkeys(results.runs['model'])))}",
-             f"t_end = {', '.join(_number(t) for t in dict.fromkeys(results.runs['t_end']))} s"]
+    runs = results.runs
+    facts = []
+    if "model" in runs.columns:
+        facts.append(f"model {', '.join(map(str, dict.fromkeys(runs['model'])))}")
+    if "t_end" in runs.columns:
+        facts.append(f"t_end = {', '.join(_number(t) for t in dict.fromkeys(runs['t_end']))} s")
     if study is not None and study.paper:
         facts.append(f"paper {study.paper}")
     if results.published is not None and results.published.source:
         facts.append(f"published numbers from {results.published.source}")
-    document.add(Paragraph("; ".join(facts) + "."))
+    if facts:
+        document.add(Paragraph("; ".join(facts) + "."))
     if study is None:
         document.add(Paragraph("No study.yaml in this folder: no expectations and no published numbers."))
 

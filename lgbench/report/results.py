@@ -12,6 +12,9 @@ from lgbench.runner.convergence import method_label, with_variants
 from lgbench.runner.provenance import METADATA
 from lgbench.store import ERROR_COLUMNS, ResultStore, read_frame
 
+REQUIRED_COLUMNS = ["run_id", "formulation", "integrator", "h", "status"]
+"""The runs.csv columns a report needs; the others (model, t_end, cpu_s, statistics) are optional."""
+
 
 class ResultFolder:
     """The CSV tables and, where present, the study and provenance of one result folder."""
@@ -28,6 +31,10 @@ class ResultFolder:
         raw = read_frame(store.runs_path)
         if raw.empty:
             raise InputError("runs.csv has no complete rows yet", file=str(store.runs_path))
+        missing = [column for column in REQUIRED_COLUMNS if column not in raw.columns]
+        if missing:
+            raise InputError(f"runs.csv lacks the column(s) {', '.join(missing)}", file=str(store.runs_path),
+                             allowed=REQUIRED_COLUMNS)
         self.raw_runs = raw.drop_duplicates("run_id", keep="last")
         self.runs = with_variants(self.raw_runs)
         self.runs = self.runs.assign(method=[method_label(f, i) for f, i in
