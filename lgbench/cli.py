@@ -322,7 +322,7 @@ def list_(kind: Annotated[str, typer.Argument(metavar="KIND", help="models, form
 
 
 @app.command()
-def report(results_dirs: Annotated[list[Path], typer.Argument(metavar="RESULTS_DIR...", help="Result folders.")],
+def report(results_dirs: Annotated[list[Path], typer.Argument(metavar="RESULTS_DIR", help="Result folders.")],
            index: Annotated[Path | None, typer.Option(help="Also write an index page PATH.md / PATH.html "
                                                       "linking the reports.")] = None):
     """Write RESULTS_DIR/report.md and a self-contained RESULTS_DIR/report.html (orders, errors, Newton
