@@ -348,3 +348,23 @@ def list_(kind: Annotated[str, typer.Argument(metavar="KIND", help="models, form
     width = max(len(name) for name, _ in rows) + 2 if rows else 0
     for name, description in rows:
         typer.echo(f"{name:<{width}}{description}")
+
+
+@app.command()
+def report(results_dirs: Annotated[list[Path], typer.Argument(metavar="RESULTS_DIR", help="Result folders.")],
+           index: Annotated[Path | None, typer.Option(help="Also write an index page PATH.md / PATH.html "
+                                                      "linking the reports.")] = None):
+    """Write RESULTS_DIR/report.md and a self-contained RESULTS_DIR/report.html (orders, errors, Newton
+    iterations, failures, expectations, published numbers, figures) for each result folder."""
+    from lgbench.report import ResultFolder, write_index, write_report
+
+    folders = [ResultFolder(directory) for directory in results_dirs]
+    summaries = []
+    for folder in folders:
+        written, summary = write_report(folder)
+        summaries.append(summary)
+        for path in written:
+            typer.echo(str(path))
+    if index is not None:
+        for path in write_index(index, summaries):
+            typer.echo(str(path))

@@ -6,7 +6,7 @@ import yaml
 
 from lgbench.exceptions import InputError
 from lgbench.runner.grid import expand
-from lgbench.runner.study import load_study
+from lgbench.runner.study import load_study, study_document
 
 STUDIES = Path(__file__).resolve().parent.parent / "studies"
 
@@ -157,3 +157,59 @@ def test_unknown_quantity_lists_outputs_and_groups(tmp_path):
 def test_unknown_measure_lists_the_registered_measures(tmp_path):
     message = load_error(study_file(tmp_path, errors=[{"quantity": "com", "measure": "max"}]))
     assert "field 'errors[0].measure'" in message and "norm_at_t_end" in message and "max_relative_over_time" in message
+
+
+PUBLISHED = {"source": "000 Table 4",
+             "columns": {"newton_per_step": {"RV-RK44": {1e-3: "1.0", 2.5e-4: "failed"}}},
+             "errors": {"com:norm_at_t_end": {"Rxyz-DOPRI5": {5e-4: 2e-6}}},
+             "orders": {"RV-RK44": 4, "Rxyz-DOPRI5": {"com": 5}},
+             "values": [{"name": "period", "published": "~2.5 s"}]}
+
+
+def test_published_numbers_are_read_per_method_and_step(tmp_path):
+    published = load_study(study_file(tmp_path, published=PUBLISHED)).published
+    assert published.columns["newton_per_step"]["RV-RK44"] == {1e-3: 1.0, 2.5e-4: "failed"}
+    assert published.order("RV-RK44", "com", "norm_at_t_end") == 4
+    assert published.order("Rxyz-DOPRI5", "com", "norm_at_t_end") == 5
+    assert published.order("RV-DOPRI5", "com", "norm_at_t_end") is None
+    assert published.error_values("com", "norm_at_t_end") == {"Rxyz-DOPRI5": {5e-4: 2e-6}}
+
+
+@pytest.mark.parametrize("change, fragments", [
+    ({"orders": {"RV-RK45": 4}}, ["field 'published.orders.RV-RK45'", "unknown method of this study",
+                                  "allowed: RV-RK44, RV-DOPRI5, Rxyz-RK44, Rxyz-DOPRI5"]),
+    ({"columns": {"newton_per_step": {"EP-RK44": {1e-3: 2.0}}}},
+     ["field 'published.columns.newton_per_step.EP-RK44'", "allowed: RV-RK44"]),
+    ({"errors": {"lambda": {"RV-RK44": {1e-3: 1.0}}}}, ["field 'published.errors.lambda'", "allowed: com"]),
+    ({"orders": {"RV-RK44": {"com:max_over_time": 4}}},
+     ["field 'published.orders.RV-RK44.com:max_over_time'", "allowed: norm_at_t_end"]),
+    ({"columns": {"newton_per_step": {"RV-RK44": {3.91e-5: 2.0}}}},
+     ["field 'published.columns.newton_per_step.RV-RK44'", "h = 3.91e-05 is not a step size",
+      "allowed: 0.001, 0.0005, 0.00025"]),
+    ({"columns": {"newton_per_step": {"RV-RK44": {1e-3: "fails"}}}},
+     ["field 'published.columns.newton_per_step.RV-RK44.0.001'", "expected a number or 'failed'", "got 'fails'"]),
+    ({"tables": {}}, ["field 'published.tables'", "unknown field", "allowed: source, columns, errors, orders, values"]),
+], ids=["order_label", "column_label", "error_quantity", "error_measure", "step", "cell", "unknown_field"])
+def test_bad_published_entry_names_file_and_field(tmp_path, change, fragments):
+    message = load_error(study_file(tmp_path, published={**PUBLISHED, **change}))
+    for fragment in fragments:
+        assert fragment in message
+
+
+def test_a_profile_inherits_published_numbers_of_its_own_grid(tmp_path):
+    quick = {"integrators": ["RK44"], "steps": {"values": [1e-3, 5e-4]}}
+    path = study_file(tmp_path, published=PUBLISHED, profiles={"quick": quick})
+    profiled = load_study(path, "quick")
+    assert profiled.published.columns == {"newton_per_step": {"RV-RK44": {1e-3: 1.0}}}
+    assert profiled.published.errors == {} and profiled.published.orders == {"RV-RK44": 4}
+    copy = tmp_path / "copy.yaml"
+    copy.write_text(yaml.safe_dump(study_document(profiled)))
+    assert load_study(copy).published == profiled.published
+
+
+def test_a_profile_is_checked_against_the_published_numbers_of_the_whole_study(tmp_path):
+    quick = {"integrators": ["RK44"]}
+    bad = {**PUBLISHED, "orders": {"RV-RK45": 4}}
+    with pytest.raises(InputError) as caught:
+        load_study(study_file(tmp_path, published=bad, profiles={"quick": quick}), "quick")
+    assert "field 'published.orders.RV-RK45'" in str(caught.value)

@@ -14,6 +14,7 @@ from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, PositiveFloa
 from lgbench.exceptions import InputError
 from lgbench.runner.error_measures import MEASURES, quantity_outputs
 from lgbench.runner.expectations import Expectation
+from lgbench.runner.published import Published, on_grid
 
 
 def parameter_value(value: Any) -> Any:
@@ -182,6 +183,7 @@ class Study(_Strict):
     expectations: list[Expectation] = []
     series_plots: list[SeriesPlot] = []
     profiles: dict[str, dict[str, Any]] = {}
+    published: Published | None = None
 
     def method_labels(self) -> list[str]:
         """Table names of the grid's methods: ``formulation-integrator[.label]``."""
@@ -261,7 +263,8 @@ def load_study(path: str | Path, profile: str | None = None) -> Study:
 
     A profile (e.g. ``quick``: coarser grid, shorter t_end, its own expectations) is a mapping under
     ``profiles`` whose fields replace the study's; the profiled study is named ``NAME-PROFILE``.
-    Without ``profile`` every profile is validated too.
+    Without ``profile`` every profile is validated too. A profile inherits ``published`` (checked
+    against the study as written) narrowed to its own methods, step sizes and errors.
     """
     file = str(path)
     try:
@@ -279,17 +282,34 @@ def load_study(path: str | Path, profile: str | None = None) -> Study:
     if not isinstance(data, dict):
         raise InputError("a study file is a mapping of fields (name: ..., model: ...)", file=file,
                          allowed=list(Study.model_fields))
+    base_published = None
     if profile is not None:
+        base_published = _checked_base_published(data, file)
         data = _apply_profile(data, profile, file)
     try:
         study = Study.model_validate(data)
     except ValidationError as error:
         raise _input_error(error, file) from None
+    if base_published is not None and study.published == base_published:
+        study = study.model_copy(update={"published": base_published.narrowed(
+            study.method_labels(), study.step_sizes(), [(r.quantity, r.label) for r in study.errors])})
     _check_names(study, file)
     if profile is None:
         for name in study.profiles:
             load_study(path, name)
     return study
+
+
+def _checked_base_published(data: dict[str, Any], file: str) -> Published | None:
+    """The ``published`` numbers of the study as written (before a profile), checked against it."""
+    if "published" not in data:
+        return None
+    try:
+        study = Study.model_validate(data)
+    except ValidationError as error:
+        raise _input_error(error, file) from None
+    _check_published(study, file)
+    return study.published
 
 
 def _apply_profile(data: dict[str, Any], profile: str, file: str) -> dict[str, Any]:
@@ -424,6 +444,7 @@ def _check_names(study: Study, file: str) -> None:
         check_name(request.measure, sorted(MEASURES), "error measure", f"errors[{index}].measure", file)
     _check_expectations(study, file)
     _check_series_plots(study, model, file)
+    _check_published(study, file)
     if study.series_plots and study.samples is None:
         raise InputError("series plots need 'samples' (output samples per run)", file=file, field="samples")
     if study.needs_series() and study.samples is None:
@@ -499,3 +520,27 @@ def _check_expectations(study: Study, file: str) -> None:
         if column.startswith("error:"):
             check_name(column.removeprefix("error:"), quantities, "error quantity of this study",
                        f"{field}.column", file)
+
+
+def _check_published(study: Study, file: str) -> None:
+    """Published numbers name methods of the grid, error quantities (and measures) the study records
+    and step sizes of the grid."""
+    if study.published is None:
+        return
+    labels = study.method_labels()
+    for field, method in study.published.methods():
+        check_name(method, labels, "method of this study", f"published.{field}.{method}", file)
+    recorded = {request.quantity: [] for request in study.errors}
+    for request in study.errors:
+        recorded[request.quantity].append(request.label)
+    for field, key in study.published.error_keys():
+        quantity, _, measure = key.partition(":")
+        check_name(quantity, list(recorded), "error quantity of this study", f"published.{field}.{key}", file)
+        if measure:
+            check_name(measure, recorded[quantity], f"error measure recorded for {quantity}",
+                       f"published.{field}.{key}", file)
+    steps = study.step_sizes()
+    for field, h in study.published.steps():
+        if not on_grid(h, steps):
+            raise InputError(f"h = {h:g} is not a step size of the grid", file=file,
+                             field=f"published.{field}", allowed=[f"{step:g}" for step in steps])

@@ -1,0 +1,54 @@
+"""A small document model (headings, paragraphs, tables, figures, links) that the Markdown and HTML
+renderers turn into files, so both formats always carry the same content."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Link:
+    """A link to another document, given by its path without suffix; each renderer links the file
+    of its own format (``report`` -> ``report.md`` / ``report.html``)."""
+
+    text: str
+    target: Path
+
+
+Cell = str | Link
+
+
+@dataclass(frozen=True)
+class Heading:
+    text: str
+    level: int = 2
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    text: str
+
+
+@dataclass(frozen=True)
+class Table:
+    header: list[str]
+    rows: list[list[Cell]]
+    caption: str = ""
+
+
+@dataclass(frozen=True)
+class Figure:
+    path: Path             # a PNG file
+    caption: str
+
+
+Block = Heading | Paragraph | Table | Figure
+
+
+@dataclass
+class Document:
+    title: str
+    blocks: list[Block] = field(default_factory=list)
+
+    def add(self, *blocks: Block) -> None:
+        self.blocks.extend(blocks)

@@ -1,0 +1,71 @@
+"""Renders a report Document as one self-contained HTML file: figures are embedded as base64 data
+URIs, the style is inline."""
+from __future__ import annotations
+
+import base64
+import html
+import os
+from pathlib import Path
+
+from lgbench.report.document import Document, Figure, Heading, Link, Paragraph, Table
+
+SUFFIX = ".html"
+
+STYLE = """
+body { font-family: system-ui, sans-serif; max-width: 72rem; margin: 2rem auto; padding: 0 1rem;
+       color: #222; line-height: 1.4; }
+h1 { border-bottom: 2px solid #ccc; padding-bottom: .3rem; }
+h2 { margin-top: 2rem; border-bottom: 1px solid #ddd; }
+table { border-collapse: collapse; margin: .5rem 0 1rem; font-size: .9rem; }
+caption { caption-side: top; text-align: left; font-style: italic; padding-bottom: .3rem; }
+th, td { border: 1px solid #ccc; padding: .25rem .6rem; text-align: right; }
+th { background: #f0f0f0; }
+td:first-child, th:first-child { text-align: left; }
+tr:nth-child(even) td { background: #fafafa; }
+figure { margin: 1rem 0; }
+figure img { max-width: 100%; border: 1px solid #eee; }
+figcaption { font-size: .9rem; color: #555; }
+"""
+
+
+def _cell(cell, directory: Path) -> str:
+    if isinstance(cell, Link):
+        target = Path(os.path.relpath(cell.target.with_suffix(SUFFIX).resolve(), directory.resolve()))
+        return f'<a href="{html.escape(target.as_posix())}">{html.escape(cell.text)}</a>'
+    return html.escape(cell)
+
+
+def _table(table: Table, directory: Path) -> list[str]:
+    lines = ["<table>"]
+    if table.caption:
+        lines.append(f"<caption>{html.escape(table.caption)}</caption>")
+    lines.append("<tr>" + "".join(f"<th>{html.escape(cell)}</th>" for cell in table.header) + "</tr>")
+    lines += ["<tr>" + "".join(f"<td>{_cell(cell, directory)}</td>" for cell in row) + "</tr>"
+              for row in table.rows]
+    lines.append("</table>")
+    return lines
+
+
+def _figure(figure: Figure) -> str:
+    data = base64.b64encode(figure.path.read_bytes()).decode("ascii")
+    caption = html.escape(figure.caption)
+    return (f'<figure><img alt="{caption}" src="data:image/png;base64,{data}">'
+            f"<figcaption>{caption}</figcaption></figure>")
+
+
+def render_html(document: Document, directory: Path) -> str:
+    """The document as an HTML page for a file in ``directory``."""
+    title = html.escape(document.title)
+    lines = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+             f"<title>{title}</title>", f"<style>{STYLE}</style>", "</head>", "<body>", f"<h1>{title}</h1>"]
+    for block in document.blocks:
+        if isinstance(block, Heading):
+            lines.append(f"<h{block.level}>{html.escape(block.text)}</h{block.level}>")
+        elif isinstance(block, Paragraph):
+            lines.append(f"<p>{html.escape(block.text)}</p>")
+        elif isinstance(block, Table):
+            lines += _table(block, directory)
+        elif isinstance(block, Figure):
+            lines.append(_figure(block))
+    lines += ["</body>", "</html>", ""]
+    return "\n".join(lines)
