@@ -121,10 +121,10 @@ def execute_study(study: Study, out_dir: str | Path, force: bool = False,
     outcome = Outcome(skipped=len(specs) - len(pending))
     if outcome.skipped:
         reporter.message(f"skipping {outcome.skipped} of {len(specs)} runs already in {store.runs_path}")
+    store.directory.mkdir(parents=True, exist_ok=True)
+    write_study_copy(study, out_dir)     # also when nothing is pending: figures, published values, checks
     if not pending:
         return outcome
-    store.directory.mkdir(parents=True, exist_ok=True)
-    write_study_copy(study, out_dir)
     workers = 1 if executor == "serial" else jobs
     record_session(out_dir, study.name, session_record(executor, workers))
     samples = study.samples
