@@ -15,10 +15,11 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-## Install if needed, run the flagship heavy-top study and draw its figures.
+## Install if needed, run the flagship heavy-top study, draw its figures and write its report.
 run: $(STAMP)
 	$(VENV)/bin/lgbench run studies/heavy_top.yaml
 	$(VENV)/bin/lgbench plot results/heavy_top
+	$(VENV)/bin/lgbench report results/heavy_top
 
 ## Install if needed and run the default test suite.
 test: $(STAMP)

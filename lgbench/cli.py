@@ -311,7 +311,7 @@ def reproduce(study_files: Annotated[list[Path], typer.Argument(metavar="STUDY.y
     print the wall time per study and in total (resumable: finished runs are kept)."""
     import time
 
-    from lgbench.runner.campaign import run_campaign, write_summary
+    from lgbench.runner.campaign import run_campaign, write_report_index, write_summary
     from lgbench.runner.study import load_study
 
     if jobs < 1:
@@ -323,6 +323,8 @@ def reproduce(study_files: Annotated[list[Path], typer.Argument(metavar="STUDY.y
     wall_s = time.perf_counter() - started
     typer.echo("")
     typer.echo(write_summary(outcomes, results / "campaign.md", wall_s, jobs))
+    for path in write_report_index(outcomes, results / "index"):
+        typer.echo(f"report index: {path}")
     typer.echo(f"total: {wall_s / 60:.1f} min wall time for {len(outcomes)} studies; logs in RESULTS/NAME/campaign.log")
     if not all(outcome.ok for outcome in outcomes):
         raise typer.Exit(1)

@@ -105,6 +105,18 @@ def run_campaign(study_files: list[Path], results: Path, workers: int,
     return outcomes
 
 
+def write_report_index(outcomes: list[StudyOutcome], path: Path) -> list[Path]:
+    """PATH.md / PATH.html linking the report of every study that has one (in order of name)."""
+    from lgbench.report import ResultFolder
+    from lgbench.report.index import summary
+    from lgbench.report.writer import REPORT, write_index
+
+    summaries = [summary(ResultFolder(outcome.out), outcome.out / REPORT)
+                 for outcome in sorted(outcomes, key=lambda item: item.name)
+                 if (outcome.out / f"{REPORT}.md").exists()]
+    return write_index(path, summaries) if summaries else []
+
+
 def study_cpu_seconds(out: Path) -> tuple[float, float]:
     """(CPU seconds of the grid runs, CPU seconds of the reference) from runs.csv and reference.csv."""
     def total(path: Path) -> float:
