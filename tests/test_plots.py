@@ -56,6 +56,13 @@ def test_kinds_and_format_select_the_figures(results):
     assert sorted(path.name for path in paths) == ["convergence_com.svg", "convergence_omega.svg", "cpu_time.svg"]
 
 
+def test_a_measure_with_a_time_window_keeps_its_whole_name(results):
+    (results / "errors.csv").write_text(ERRORS + "RV-RK44-h1e-03,omega,max_over_time@0.5-1,2e-06\n")
+    names = sorted(path.name for path in draw_figures(results, ["convergence"]))
+    assert names == ["convergence_com.png", "convergence_omega_max_over_time@0.5-1.png",
+                     "convergence_omega_norm_at_t_end.png"]
+
+
 def test_unknown_kind_or_format_names_the_allowed_ones(results):
     with pytest.raises(InputError, match="work_precision"):
         draw_figures(results, ["convergance"])

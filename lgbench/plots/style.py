@@ -96,6 +96,7 @@ def finish(figure: Figure, axes, extra_handles: list[Line2D], path: Path, fmt: s
 
 
 def save(figure: Figure, path: Path, fmt: str) -> Path:
-    target = path.with_suffix(f".{fmt}")
+    """Save as ``path`` + ``.fmt`` (the stem may contain dots, e.g. a window '@0.5-1')."""
+    target = path.parent / f"{path.name}.{fmt}"
     figure.savefig(target, dpi=DPI)
     return target
