@@ -17,21 +17,34 @@ _SPARE_COLOURS = ["tab:pink", "tab:olive", "tab:gray", "tab:red", "tab:cyan"]
 _SPARE_STYLES = [("D", "-"), ("P", "--"), ("X", "-."), ("*", ":"), ("h", "-"), ("<", "--"), (">", "-."),
                  ("p", ":")]
 FORMATS = ("png", "pdf", "svg")
+LEGEND_CHARACTERS_PER_COLUMN = 52
+"""Legends below the axes use two columns while their longest label fits half the figure width."""
 DPI = 130
 
 
+_INTEGRATOR_COLOURS = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown", "tab:pink",
+                       "tab:gray", "tab:olive", "tab:cyan", "black", "gold"]
+
+
 class Styles:
-    """Colour per formulation and (marker, line style) per integrator, stable within a figure set."""
+    """Colour per formulation and (marker, line style) per integrator, stable within a figure set.
+
+    With a single formulation the colour tells the integrators (and their variants) apart instead.
+    """
 
     def __init__(self, formulations: list[str], integrators: list[str]):
         spare = itertools.cycle(_SPARE_COLOURS)
         self.colours = {name: FORMULATION_COLOURS.get(name) or next(spare) for name in formulations}
         spare_styles = itertools.cycle(_SPARE_STYLES)
         self.styles = {name: INTEGRATOR_STYLES.get(name) or next(spare_styles) for name in integrators}
+        self.by_integrator = len(formulations) == 1 and len(integrators) > 1
+        colours = itertools.cycle(_INTEGRATOR_COLOURS)
+        self.integrator_colours = {name: next(colours) for name in integrators}
 
     def line(self, formulation: str, integrator: str) -> dict:
         marker, linestyle = self.styles[integrator]
-        return {"color": self.colours[formulation], "marker": marker, "linestyle": linestyle}
+        colour = self.integrator_colours[integrator] if self.by_integrator else self.colours[formulation]
+        return {"color": colour, "marker": marker, "linestyle": linestyle}
 
 
 def log_axes(xlabel: str, ylabel: str, title: str, log_y: bool = True):
@@ -88,8 +101,10 @@ def finish(figure: Figure, axes, extra_handles: list[Line2D], path: Path, fmt: s
     handles, _ = axes.get_legend_handles_labels()
     handles = handles + extra_handles
     if len(handles) > 4:
-        figure.set_figheight(figure.get_figheight() + 0.22 * math.ceil(len(handles) / 2))
-        figure.legend(handles=handles, fontsize=7.5, loc="outside lower center", ncol=2, frameon=False)
+        longest = max(len(handle.get_label()) for handle in handles)
+        columns = 2 if longest <= LEGEND_CHARACTERS_PER_COLUMN else 1
+        figure.set_figheight(figure.get_figheight() + 0.2 * math.ceil(len(handles) / columns))
+        figure.legend(handles=handles, fontsize=7.5, loc="outside lower center", ncol=columns, frameon=False)
     elif handles:
         axes.legend(handles=handles, fontsize=7.5, loc="best", framealpha=0.85)
     return save(figure, path, fmt)
