@@ -113,8 +113,12 @@ def _series_plot(results_dir: Path, figures: Path, runs, reference, request: dic
             values = reference[name].to_numpy()
             if logarithmic:
                 values = np.where(np.abs(values) > 0.0, np.abs(values), np.nan)   # log axis: zeros are gaps
-            ax.plot(_abscissa(reference, against), values, color="black", linewidth=2.2, alpha=0.35,
-                    label="reference")
+            if against:     # samples as dots: a fast oscillation between samples is not drawn as lines
+                ax.plot(_abscissa(reference, against), values, ".", color="black", markersize=4, alpha=0.3,
+                        label="reference")
+            else:
+                ax.plot(_abscissa(reference, against), values, color="black", linewidth=2.2, alpha=0.35,
+                        label="reference")
         for _, run in chosen.iterrows():
             path = results_dir / "series" / f"{run['run_id']}.csv"
             if not path.exists():
@@ -131,7 +135,8 @@ def _series_plot(results_dir: Path, figures: Path, runs, reference, request: dic
             suffix = "" if run["status"] == "ok" else f" ({run['status']})"
             if logarithmic:
                 values = np.where(np.abs(values) > 0.0, np.abs(values), np.nan)   # log axis: zeros are gaps
-            ax.plot(x, values, linewidth=1.0 if against else 1.2, label=f"{run['method']}{suffix}")
+            style = {"linestyle": "none", "marker": ".", "markersize": 1.5} if against else {"linewidth": 1.2}
+            ax.plot(x, values, **style, label=f"{run['method']}{suffix}")
             drawn = True
         ax.set_xlabel(against or "t [s]")
         label = f"{name} - reference" if difference else name
@@ -143,9 +148,9 @@ def _series_plot(results_dir: Path, figures: Path, runs, reference, request: dic
         ax.set_visible(False)
     if not drawn:
         return None
-    axes[0].legend(fontsize=8)
+    axes[0].legend(fontsize=8, markerscale=4 if against else 1)
     what = f"against {against}" if against else "over time"
     title = request.get("title") or f"{', '.join(outputs)} {what}"
-    figure.suptitle(f"{title} (h = {h:g}; {results_dir.name})")
+    figure.suptitle(f"{title}\n(h = {h:g}; {results_dir.name})", fontsize=10)
     kind = "trajectory" if against else ("difference" if difference else "series")
     return save(figure, figures / f"{kind}_{number}_{'_'.join(outputs)[:60]}", fmt)
