@@ -24,7 +24,7 @@ from lgbench.mbs.constraints import constraint_row_bodies
 from lgbench.mbs.system import B_NV, B_VSTART, SystemArrays
 
 # ``band_structure`` chooses the banded solver when the band storage is at most this fraction of a
-# dense row (measured crossover, docs/notes/scaling.md).
+# dense row: a storage rule, to be replaced by the measured crossover of benchmarks/scaling.py.
 BAND_FRACTION = 0.5
 
 
