@@ -41,11 +41,12 @@ from lgbench.lie.se3 import tangent_operator_se3
 from lgbench.lie.so3 import tangent_operator_so3
 from lgbench.integrators.stepping import record_due_samples, step_end_time, step_plan
 from lgbench.mbs.constraints import constraint_curvature, constraint_matrix, constraint_residual
+from lgbench.mbs.banded import BandStructure, band_lu_factor, band_lu_solve, band_set, band_structure, dense_structure
 from lgbench.mbs.dense import lu_factor, lu_solve
 from lgbench.mbs.formulations import RV, SE3
 from lgbench.mbs.kernels import DIVERGED, OK, _rot_start, algebra_commutator, all_finite, update_coordinates
-from lgbench.mbs.residual import dynamic_residual, generalized_forces
-from lgbench.mbs.system import B_FORM, B_VSTART, S_NC
+from lgbench.mbs.residual import constraint_velocity, dynamic_residual, generalized_forces, structured_residual
+from lgbench.mbs.system import B_FORM, B_NV, B_VSTART, S_NC
 
 NEWTON_FAILED = 3
 SINGULAR_MATRIX = 4
@@ -91,19 +92,36 @@ def generalized_alpha(rho_inf: float) -> SecondOrderMethod:
 
 
 @njit(cache=True)
+def _add_body_tangent(sys, i, dq, T, col0):
+    """Body i's block of T(dq) into T at col0: T_SO3 on the rotation block of RV nodes, T_SE3
+    (paper 002 eq. 35) on the 6-block of SE3 nodes; the identity entries are left to the caller."""
+    vs = sys.body_int[i, B_VSTART]
+    if sys.body_int[i, B_FORM] == RV:
+        qr, vr = _rot_start(sys, i)
+        vr += col0 - vs
+        T[vr:vr + 3, vr:vr + 3] = tangent_operator_so3(dq[qr:qr + 3])
+    elif sys.body_int[i, B_FORM] == SE3:
+        T[col0:col0 + 6, col0:col0 + 6] = tangent_operator_se3(dq[vs:vs + 6])
+
+
+@njit(cache=True)
 def _tangent_matrix(sys, dq, T):
-    """Block-diagonal T(dq): T_SO3 on the rotation block of RV nodes, T_SE3 (paper 002 eq. 35) on the
-    6-block of SE3 nodes, I elsewhere."""
+    """Block-diagonal T(dq): the bodies' blocks of ``_add_body_tangent``, I elsewhere."""
     T[:, :] = 0.0
     for k in range(T.shape[0]):
         T[k, k] = 1.0
     for i in range(sys.body_int.shape[0]):
-        if sys.body_int[i, B_FORM] == RV:
-            qr, vr = _rot_start(sys, i)
-            T[vr:vr + 3, vr:vr + 3] = tangent_operator_so3(dq[qr:qr + 3])
-        elif sys.body_int[i, B_FORM] == SE3:
-            vs = sys.body_int[i, B_VSTART]
-            T[vs:vs + 6, vs:vs + 6] = tangent_operator_se3(dq[vs:vs + 6])
+        _add_body_tangent(sys, i, dq, T, sys.body_int[i, B_VSTART])
+
+
+@njit(cache=True)
+def _tangent_blocks(sys, dq, Tb):
+    """T(dq) by bodies: Tb[i] over body i's own velocity coordinates."""
+    Tb[:, :, :] = 0.0
+    for i in range(sys.body_int.shape[0]):
+        for k in range(Tb.shape[1]):
+            Tb[i, k, k] = 1.0
+        _add_body_tangent(sys, i, dq, Tb[i], 0)
 
 
 @njit(cache=True)
@@ -112,26 +130,33 @@ def _step_sizes(x, rel, floor):
 
 
 @njit(cache=True)
+def _perturbed_forces(sys, q, v, t, rel, floor, positions, j, w):
+    """w.gp = g at the j-th coordinate of every force-coupled group perturbed (``SystemArrays.force_groups``),
+    along UAC(q, z) (positions) or v; the steps in w.z."""
+    w.z[:] = 0.0
+    groups = sys.force_groups
+    for grp in range(groups.shape[0]):
+        k = groups[grp, j]
+        if k >= 0:
+            w.z[k] = _step_sizes(q[k] if positions else v[k], rel, floor)
+    if positions:
+        update_coordinates(sys, q, w.z, w.qp)
+        generalized_forces(sys, w.qp, v, t, w.force, w.torque, w.gp)
+    else:
+        for r in range(v.shape[0]):
+            w.vp[r] = v[r] + w.z[r]
+        generalized_forces(sys, q, w.vp, t, w.force, w.torque, w.gp)
+
+
+@njit(cache=True)
 def _grouped_force_derivative(sys, q, v, t, rel, floor, positions, w, out):
     """out = -dg/dz (positions: along UAC(q, z)) or -dg/dv by forward differences, one coordinate
     of every force-coupled group per evaluation (``SystemArrays.force_groups``)."""
-    nv = v.shape[0]
     out[:, :] = 0.0
     generalized_forces(sys, q, v, t, w.force, w.torque, w.g)
     groups = sys.force_groups
     for j in range(groups.shape[1]):
-        w.z[:] = 0.0
-        for grp in range(groups.shape[0]):
-            k = groups[grp, j]
-            if k >= 0:
-                w.z[k] = _step_sizes(q[k] if positions else v[k], rel, floor)
-        if positions:
-            update_coordinates(sys, q, w.z, w.qp)
-            generalized_forces(sys, w.qp, v, t, w.force, w.torque, w.gp)
-        else:
-            for r in range(nv):
-                w.vp[r] = v[r] + w.z[r]
-            generalized_forces(sys, q, w.vp, t, w.force, w.torque, w.gp)
+        _perturbed_forces(sys, q, v, t, rel, floor, positions, j, w)
         for grp in range(groups.shape[0]):
             k = groups[grp, j]
             if k < 0:
@@ -140,6 +165,24 @@ def _grouped_force_derivative(sys, q, v, t, rel, floor, positions, w, out):
                 r = groups[grp, m]
                 if r >= 0:
                     out[r, k] = -(w.gp[r] - w.g[r]) / w.z[k]
+
+
+@njit(cache=True)
+def _grouped_force_blocks(sys, q, v, t, rel, floor, positions, w, out):
+    """``_grouped_force_derivative`` by groups: out[grp, m, j] = entry (groups[grp, m], groups[grp, j])."""
+    out[:, :, :] = 0.0
+    generalized_forces(sys, q, v, t, w.force, w.torque, w.g)
+    groups = sys.force_groups
+    for j in range(groups.shape[1]):
+        _perturbed_forces(sys, q, v, t, rel, floor, positions, j, w)
+        for grp in range(groups.shape[0]):
+            k = groups[grp, j]
+            if k < 0:
+                continue
+            for m in range(groups.shape[1]):
+                r = groups[grp, m]
+                if r >= 0:
+                    out[grp, m, j] = -(w.gp[r] - w.g[r]) / w.z[k]
 
 
 @njit(cache=True)
@@ -190,10 +233,73 @@ def iteration_matrix(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w):
 
 
 @njit(cache=True)
+def band_iteration_matrix(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w):
+    """The S_t of ``iteration_matrix`` (K_t from the forces, eq. 42) assembled from body blocks of M, B,
+    T and group blocks of K_t, C_t straight into the band storage w.ab, in the ordering w.band
+    (lgbench/mbs/banded.py): O(bodies) work. Group columns list each body's coordinates
+    contiguously (``SystemBuilder._force_groups``)."""
+    st = w.band
+    kl = st.bands[0]
+    ku = st.bands[1]
+    pos = st.position
+    nv = v.shape[0]
+    rel = opts[O_FD_REL]
+    floor = opts[O_FD_MIN]
+    texp = opts[O_TEXP] > 0.5
+    structured_residual(sys, q, v, a, lam, t, st.row_bodies, w.Mb, w.Cb, w.force, w.torque, w.g, w.r)
+    _grouped_force_blocks(sys, q, v, t, rel, floor, True, w, w.Kg)
+    _grouped_force_blocks(sys, q, v, t, rel, floor, False, w, w.Cg)
+    if texp:
+        _tangent_blocks(sys, dqn, w.Tb)
+    w.ab[:, :] = 0.0
+    groups = sys.force_groups
+    for grp in range(groups.shape[0]):
+        for j in range(groups.shape[1]):
+            k = groups[grp, j]
+            if k < 0:
+                continue
+            bk = st.vel_body[k]
+            lk = k - sys.body_int[bk, B_VSTART]
+            for m in range(groups.shape[1]):
+                r = groups[grp, m]
+                if r < 0:
+                    continue
+                if texp:
+                    kt = 0.0
+                    for l in range(sys.body_int[bk, B_NV]):
+                        kt += w.Kg[grp, m, j - lk + l] * w.Tb[bk, l, lk]
+                else:
+                    kt = w.Kg[grp, m, j]
+                mass = 0.0
+                if st.vel_body[r] == bk:
+                    mass = w.Mb[bk, r - sys.body_int[bk, B_VSTART], lk]
+                band_set(w.ab, kl, ku, pos[r], pos[k], scale * (mass * bp + w.Cg[grp, m, j] * gp + kt))
+    for row in range(st.row_bodies.shape[0]):
+        prow = pos[nv + row]
+        for side in range(2):
+            b = st.row_bodies[row, side]
+            if b < 0:
+                continue
+            vs = sys.body_int[b, B_VSTART]
+            for c in range(sys.body_int[b, B_NV]):
+                band_set(w.ab, kl, ku, pos[vs + c], prow, w.Cb[row, side, c])
+                if texp:
+                    ct = 0.0
+                    for l in range(sys.body_int[b, B_NV]):
+                        ct += w.Cb[row, side, l] * w.Tb[b, l, c]
+                else:
+                    ct = w.Cb[row, side, c]
+                band_set(w.ab, kl, ku, prow, pos[vs + c], ct)
+
+
+@njit(cache=True)
 def _residual_norm(sys, q, v, a, lam, t, w, index2):
     """||[r; Phi]||_2 (index 3) or ||[r; Phi; B v]||_2 (index 2), unscaled; leaves r in w.r, Phi in
-    w.phi and B(q) v in w.bv."""
-    dynamic_residual(sys, q, v, a, lam, t, w.M, w.C, w.force, w.torque, w.g, w.r)
+    w.phi and B(q) v in w.bv. Banded systems evaluate r from body blocks (``structured_residual``)."""
+    if w.band.active:
+        structured_residual(sys, q, v, a, lam, t, w.band.row_bodies, w.Mb, w.Cb, w.force, w.torque, w.g, w.r)
+    else:
+        dynamic_residual(sys, q, v, a, lam, t, w.M, w.C, w.force, w.torque, w.g, w.r)
     constraint_residual(sys, q, t, w.phi)
     s = 0.0
     for k in range(w.r.shape[0]):
@@ -246,9 +352,57 @@ def stabilisation_blocks(sys, q, v, bp, gp, scale, opts, w):
 
 
 @njit(cache=True)
+def _predictor(q, v, a_alg, h, beta, gamma, w):
+    """dq_n, v_{n+1} of Alg. 5 lines 1-6 (from w.abar) and q_{n+1} = UAC(q_n, dq_n) into w."""
+    for r in range(v.shape[0]):
+        w.dqn[r] = h * v[r] + h * h * (0.5 - beta) * a_alg[r] + h * h * beta * w.abar[r]
+        w.v1[r] = v[r] + h * (1.0 - gamma) * a_alg[r] + h * gamma * w.abar[r]
+        w.vd1[r] = 0.0
+    w.lam1[:] = 0.0
+    w.zeta[:] = 0.0
+
+
+@njit(cache=True)
+def _solve_newton(nv, nc, scale, gp, index2, w):
+    """Newton correction of [r; Phi] (and B v) into w.rhs with the factors of the iteration matrix."""
+    if w.band.active:
+        pos = w.band.position
+        for r in range(nv):
+            w.brhs[pos[r]] = -scale * w.r[r]
+        for r in range(nc):
+            w.brhs[pos[nv + r]] = -w.phi[r]
+        band_lu_solve(w.ab, w.band.bands[0], w.band.bands[1], w.piv, w.brhs)
+        for u in range(nv + nc):
+            w.rhs[u] = w.brhs[pos[u]]
+        return
+    for r in range(nv):
+        w.rhs[r] = -scale * w.r[r]
+    for r in range(nc):
+        w.rhs[nv + r] = -w.phi[r]
+    if index2:
+        for r in range(nc):
+            w.rhs[nv + nc + r] = -w.bv[r] / gp
+    lu_solve(w.LU, w.piv, w.rhs)
+
+
+@njit(cache=True)
+def _factor_iteration_matrix(sys, q1, dqn, v1, vd1, lam1, t1, bp, gp, scale, opts, index2, w):
+    """Assemble and factorise S_t (dense, or banded when w.band is active); False if singular."""
+    if w.band.active:
+        band_iteration_matrix(sys, q1, dqn, v1, vd1, lam1, t1, bp, gp, scale, opts, w)
+        return band_lu_factor(w.ab, w.band.bands[0], w.band.bands[1], w.piv)
+    iteration_matrix(sys, q1, dqn, v1, vd1, lam1, t1, bp, gp, scale, opts, w)
+    if index2:
+        stabilisation_blocks(sys, q1, v1, bp, gp, scale, opts, w)
+    w.LU[:, :] = w.S
+    return lu_factor(w.LU, w.piv)
+
+
+@njit(cache=True)
 def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, stats):
     """One step t -> t + h of paper 000 Alg. 5 (Alg. 4 for classical nodes) = paper 002 eq. (37), or of
-    the stabilised index-2 integrator paper 002 eq. (56) if opts[O_INDEX] == 2; state updated in place."""
+    the stabilised index-2 integrator paper 002 eq. (56) if opts[O_INDEX] == 2; state updated in place.
+    Works in the preallocated arrays of w (no allocation per step)."""
     am, af, beta, gamma = method[0], method[1], method[2], method[3]
     nv = v.shape[0]
     nc = sys.sizes[S_NC]
@@ -259,16 +413,12 @@ def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, sta
     t1 = t + h
     if index2:
         constraint_matrix(sys, q, w.Cn)
-    zeta = np.zeros(nc)   # h eta_n of eq. (56b)
-    shift = np.zeros(nv)  # B(q_n)^T times the eta correction
-    # predictor (Alg. 5 lines 1-6)
-    abar = (af * vd - am * a_alg) / (1.0 - am)
-    v1 = v + h * (1.0 - gamma) * a_alg + h * gamma * abar
-    dqn = h * v + h * h * (0.5 - beta) * a_alg + h * h * beta * abar
-    q1 = np.empty_like(q)
+    # predictor (Alg. 5 lines 1-6); w.zeta = h eta_n of eq. (56b)
+    for r in range(nv):
+        w.abar[r] = (af * vd[r] - am * a_alg[r]) / (1.0 - am)
+    _predictor(q, v, a_alg, h, beta, gamma, w)
+    dqn, v1, vd1, lam1, q1 = w.dqn, w.v1, w.vd1, w.lam1, w.q1
     update_coordinates(sys, q, dqn, q1)
-    vd1 = np.zeros(nv)
-    lam1 = np.zeros(nc)
     res0 = _residual_norm(sys, q1, v1, vd1, lam1, t1, w, index2)
     if not math.isfinite(res0):
         return DIVERGED
@@ -285,34 +435,27 @@ def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, sta
     for k in range(1, max_it + 1):
         n_it = k
         if full_now or not w.jacobian_valid[0]:
-            iteration_matrix(sys, q1, dqn, v1, vd1, lam1, t1, bp, gp, scale, opts, w)
-            if index2:
-                stabilisation_blocks(sys, q1, v1, bp, gp, scale, opts, w)
             stats[ST_JACOBIANS] += 1
-            w.LU[:, :] = w.S
             stats[ST_FACTORIZATIONS] += 1
-            if not lu_factor(w.LU, w.piv):
+            if not _factor_iteration_matrix(sys, q1, dqn, v1, vd1, lam1, t1, bp, gp, scale, opts, index2, w):
                 w.jacobian_valid[0] = False
                 stats[ST_NEWTON] += k
                 return SINGULAR_MATRIX
             w.jacobian_valid[0] = True
-        for r in range(nv):
-            w.rhs[r] = -scale * w.r[r]
-        for r in range(nc):
-            w.rhs[nv + r] = -w.phi[r]
+        _solve_newton(nv, nc, scale, gp, index2, w)
         if index2:
             for r in range(nc):
-                w.rhs[nv + nc + r] = -w.bv[r] / gp
-        lu_solve(w.LU, w.piv, w.rhs)
-        if index2:
-            dz = w.rhs[nv + nc:nv + 2 * nc]
-            zeta += dz
-            shift[:] = w.Cn.T @ dz
+                w.zeta[r] += w.rhs[nv + nc + r]
+            for r in range(nv):
+                s = 0.0
+                for c in range(nc):
+                    s += w.Cn[c, r] * w.rhs[nv + nc + c]
+                w.shift[r] = s
         for r in range(nv):
             d = w.rhs[r]
             dqn[r] += d
             if index2:
-                d += shift[r]
+                d += w.shift[r]
             v1[r] += gp * d
             vd1[r] += bp * d
         for r in range(nc):
@@ -342,11 +485,7 @@ def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, sta
                     stats[ST_FULL_NEWTON_FALLBACKS] += 1
                 if diverged or contraction > 2.0 or full_now:
                     restarted = True
-                    dqn = h * v + h * h * (0.5 - beta) * a_alg + h * h * beta * abar
-                    v1 = v + h * (1.0 - gamma) * a_alg + h * gamma * abar
-                    vd1[:] = 0.0
-                    lam1[:] = 0.0
-                    zeta[:] = 0.0
+                    _predictor(q, v, a_alg, h, beta, gamma, w)
                     update_coordinates(sys, q, dqn, q1)
                     res = _residual_norm(sys, q1, v1, vd1, lam1, t1, w, index2)
         last = res
@@ -355,13 +494,14 @@ def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, sta
     if not converged:
         return NEWTON_FAILED
     # commit (Alg. 5 line 20)
-    a_alg[:] = abar + (1.0 - af) / (1.0 - am) * vd1
+    for r in range(nv):
+        a_alg[r] = w.abar[r] + (1.0 - af) / (1.0 - am) * vd1[r]
     q[:] = q1
     v[:] = v1
     vd[:] = vd1
     lam[:] = lam1
     if index2:
-        stats[ST_MAX_ETA] = max(stats[ST_MAX_ETA], math.sqrt(np.sum(zeta ** 2)) / h)
+        stats[ST_MAX_ETA] = max(stats[ST_MAX_ETA], math.sqrt(np.sum(w.zeta ** 2)) / h)
     if not (all_finite(q) and all_finite(v)):
         return DIVERGED
     return OK
@@ -448,17 +588,12 @@ def corrected_starting_values(sys, method, q, v, vd, a, h, s, perturb_velocity):
     return True
 
 
-@njit(cache=True)
-def constraint_norms(sys, q, v, w):
-    """(||Phi(q)||_2, ||B(q) v||_2)."""
-    constraint_residual(sys, q, 0.0, w.phi)
-    constraint_matrix(sys, q, w.C)
-    bv = w.C @ v
-    return math.sqrt(np.sum(w.phi ** 2)), math.sqrt(np.sum(bv ** 2))
-
-
 class ImplicitWorkspace(NamedTuple):
-    """Preallocated arrays of the implicit stepper (a namedtuple, so numba can take it)."""
+    """Preallocated arrays of the implicit stepper (a namedtuple, so numba can take it).
+
+    Dense solver: M, C, K, Ct, T, S, LU (n x n). Banded solver (``band.active``): body blocks Mb, Cb,
+    Tb, group blocks Kg, Cg and the band matrix ab; the dense matrices are then empty.
+    """
 
     M: np.ndarray
     Mp: np.ndarray
@@ -486,19 +621,71 @@ class ImplicitWorkspace(NamedTuple):
     force: np.ndarray
     torque: np.ndarray
     jacobian_valid: np.ndarray
+    abar: np.ndarray
+    dqn: np.ndarray
+    v1: np.ndarray
+    vd1: np.ndarray
+    lam1: np.ndarray
+    q1: np.ndarray
+    zeta: np.ndarray
+    shift: np.ndarray
+    band: BandStructure
+    Mb: np.ndarray
+    Cb: np.ndarray
+    Tb: np.ndarray
+    Kg: np.ndarray
+    Cg: np.ndarray
+    ab: np.ndarray
+    brhs: np.ndarray
 
 
-def make_workspace(nq: int, nv: int, nc: int, n_bodies: int, index: int = 3) -> ImplicitWorkspace:
-    """Arrays for the index-3 system (nv + nc unknowns) or the index-2 one (nv + 2 nc)."""
+BODY_BLOCK = 7   # largest number of velocity coordinates of a body (FREE EP node: 3 + 4)
+
+
+def make_workspace(nq: int, nv: int, nc: int, n_bodies: int, index: int = 3, system=None,
+                   linear_algebra: str = "dense") -> ImplicitWorkspace:
+    """Arrays for the index-3 system (nv + nc unknowns) or the index-2 one (nv + 2 nc).
+
+    ``linear_algebra`` ("dense", "banded", "auto"; banded needs ``system`` and index 3) selects the
+    solver through ``lgbench.mbs.banded.band_structure``.
+    """
     n = nv + nc if index == 3 or nc == 0 else nv + 2 * nc
+    band = dense_structure()
+    if system is not None and linear_algebra != "dense" and n == nv + nc:
+        band = band_structure(system, linear_algebra)
+    if band.active:
+        kl, ku = (int(x) for x in band.bands)
+        groups = system.force_groups
+        ng, gw = groups.shape
+        dense_n, dense_v, dense_c = 0, 0, 0
+        blocks = dict(Mb=np.zeros((n_bodies, BODY_BLOCK, BODY_BLOCK)), Cb=np.zeros((nc, 2, BODY_BLOCK)),
+                      Tb=np.zeros((n_bodies, BODY_BLOCK, BODY_BLOCK)), Kg=np.zeros((ng, gw, gw)),
+                      Cg=np.zeros((ng, gw, gw)), ab=np.zeros((n, 2 * kl + ku + 1)), brhs=np.zeros(n))
+    else:
+        dense_n, dense_v, dense_c = n, nv, nc
+        blocks = dict(Mb=np.zeros((0, BODY_BLOCK, BODY_BLOCK)), Cb=np.zeros((0, 2, BODY_BLOCK)),
+                      Tb=np.zeros((0, BODY_BLOCK, BODY_BLOCK)), Kg=np.zeros((0, 0, 0)),
+                      Cg=np.zeros((0, 0, 0)), ab=np.zeros((0, 0)), brhs=np.zeros(0))
     return ImplicitWorkspace(
-        M=np.zeros((nv, nv)), Mp=np.zeros((nv, nv)), C=np.zeros((nc, nv)), Cp=np.zeros((nc, nv)),
-        K=np.zeros((nv, nv)), Ct=np.zeros((nv, nv)), T=np.zeros((nv, nv)), S=np.zeros((n, n)),
-        LU=np.zeros((n, n)), Cn=np.zeros((nc, nv)), Z=np.zeros((nc, nv)), bv=np.zeros(nc), piv=np.zeros(n, dtype=np.int64), rhs=np.zeros(n), r=np.zeros(nv),
+        M=np.zeros((dense_v, dense_v)), Mp=np.zeros((dense_v, dense_v)), C=np.zeros((dense_c, dense_v)),
+        Cp=np.zeros((dense_c, dense_v)), K=np.zeros((dense_v, dense_v)), Ct=np.zeros((dense_v, dense_v)),
+        T=np.zeros((dense_v, dense_v)), S=np.zeros((dense_n, dense_n)), LU=np.zeros((dense_n, dense_n)),
+        Cn=np.zeros((dense_c, dense_v)), Z=np.zeros((dense_c, dense_v)), bv=np.zeros(nc),
+        piv=np.zeros(n, dtype=np.int64), rhs=np.zeros(n), r=np.zeros(nv),
         r0=np.zeros(nv), rp=np.zeros(nv), g=np.zeros(nv), gp=np.zeros(nv), phi=np.zeros(nc),
         z=np.zeros(nq), qp=np.zeros(nq), vp=np.zeros(nv), force=np.zeros((n_bodies, 3)),
         torque=np.zeros((n_bodies, 3)), jacobian_valid=np.zeros(1, dtype=np.bool_),
+        abar=np.zeros(nv), dqn=np.zeros(nv), v1=np.zeros(nv), vd1=np.zeros(nv), lam1=np.zeros(nc),
+        q1=np.zeros(nq), zeta=np.zeros(nc), shift=np.zeros(nv), band=band, **blocks,
     )
+
+
+@njit(cache=True)
+def _norm2(x):
+    s = 0.0
+    for k in range(x.shape[0]):
+        s += x[k] * x[k]
+    return math.sqrt(s)
 
 
 @njit(cache=True)
@@ -523,10 +710,12 @@ def integrate_implicit(sys, method, opts, q, v, vd, a_alg, lam, t0, t_end, h, sa
         steps += 1
         stats[ST_STEPS] += 1
         t = step_end_time(t0, t_end, h, n, total)
-        phi_norm = math.sqrt(np.sum(w.phi ** 2))
-        bv = w.C @ v
-        stats[ST_MAX_PHI] = max(stats[ST_MAX_PHI], phi_norm)
-        stats[ST_MAX_BV] = max(stats[ST_MAX_BV], math.sqrt(np.sum(bv ** 2)))
+        if w.band.active:
+            constraint_velocity(sys, w.band.row_bodies, w.Cb, v, w.bv)
+        else:
+            w.bv[:] = w.C @ v
+        stats[ST_MAX_PHI] = max(stats[ST_MAX_PHI], _norm2(w.phi))
+        stats[ST_MAX_BV] = max(stats[ST_MAX_BV], _norm2(w.bv))
         next_sample = record_due_samples(sample_times, next_sample, t, h, q, v, lam, q_samples, v_samples,
                                          lam_samples)
     return OK, steps, t

@@ -54,13 +54,15 @@ NEWTON_DEFAULTS: dict[str, Any] = {
 GENERALIZED_ALPHA = ImplicitIntegrator(
     "generalized-alpha",
     "generalized-alpha (paper 000 Alg. 4; Lie group Alg. 5 for RV nodes), Newton with options",
-    defaults=NEWTON_DEFAULTS,
+    # "auto": banded LU with bodies and joint rows interleaved when the iteration matrix of the system
+    # is narrow-banded (chains; lgbench/mbs/banded.py), dense LU otherwise; "dense" / "banded" force one
+    defaults={**NEWTON_DEFAULTS, "linear_algebra": "auto"},
 )
 
 IMPLICIT_INTEGRATORS = {GENERALIZED_ALPHA.name: GENERALIZED_ALPHA}
 
 _CHOICES = {"newton": ("full", "modified"), "tangent": ("forces", "full"),
-            "starting_values": ("classical", "corrected")}
+            "starting_values": ("classical", "corrected"), "linear_algebra": ("auto", "dense", "banded")}
 
 
 def option_vector(integrator: ImplicitIntegrator, options: dict[str, Any]) -> tuple[np.ndarray, dict]:
@@ -97,6 +99,9 @@ def option_vector(integrator: ImplicitIntegrator, options: dict[str, Any]) -> tu
     for key in ("texp", "scaling"):
         if not isinstance(merged[key], (bool, np.bool_)):
             raise InputError(f"must be true or false, got {merged[key]!r}", field=f"options.{key}")
+    if merged.get("linear_algebra") == "banded" and (merged["tangent"] == "full" or merged.get("index") == 2):
+        raise InputError("the banded solver needs tangent = forces and index = 3", field="options.linear_algebra",
+                         allowed=["auto", "dense"])
     opts = np.zeros(ga.N_OPTIONS)
     opts[ga.O_MODIFIED] = merged["newton"] == "modified"
     opts[ga.O_TEXP] = merged["texp"]
@@ -125,6 +130,16 @@ def run_implicit(system, integrator: ImplicitIntegrator, q0, v0, options, h, t_e
     lam_samples = np.zeros((ns, nc))
     n_bodies = system.body_int.shape[0]
     index = merged["index"]
+    solver = merged["linear_algebra"]
+    if merged["tangent"] == "full":
+        solver = "dense"
+    if solver == "banded" and system.chain_int.shape[0] > 0:
+        raise InputError("the banded solver needs absolute coordinates (no minimal-coordinate chain)",
+                         field="options.linear_algebra", allowed=["auto", "dense"])
+
+    def workspace():
+        return ga.make_workspace(nq, nv, nc, n_bodies, index, system, solver)
+
     corrected = merged["starting_values"] == "corrected"
 
     def fresh_state():
@@ -142,8 +157,8 @@ def run_implicit(system, integrator: ImplicitIntegrator, q0, v0, options, h, t_e
     q, v, vd, a_alg, lam, _ = fresh_state()
     ga.integrate_implicit(system, method, opts, q, v, vd, a_alg, lam, 0.0, h, h, np.zeros(0),
                           q_samples[:0], v_samples[:0], lam_samples[:0],
-                          ga.make_workspace(nq, nv, nc, n_bodies, index), np.zeros(ga.N_STATISTICS))
-    workspace = ga.make_workspace(nq, nv, nc, n_bodies, index)
+                          workspace(), np.zeros(ga.N_STATISTICS))
+    work = workspace()
     stats = np.zeros(ga.N_STATISTICS)
     start = time.process_time()
     q, v, vd, a_alg, lam, ok = fresh_state()
@@ -152,7 +167,7 @@ def run_implicit(system, integrator: ImplicitIntegrator, q0, v0, options, h, t_e
                            v_samples, lam_samples)
     code, steps, t_reached = ga.integrate_implicit(system, method, opts, q, v, vd, a_alg, lam, 0.0, t_end,
                                                    h, sample_times, q_samples, v_samples, lam_samples,
-                                                   workspace, stats)
+                                                   work, stats)
     cpu = time.process_time() - start
     done = max(int(stats[ga.ST_STEPS]), 1)
     statistics = {

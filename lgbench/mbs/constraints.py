@@ -32,8 +32,8 @@ from lgbench.mbs.kernels import (
 )
 from lgbench.mbs.formulations import SE3
 from lgbench.mbs.system import (
-    B_CROW, B_FORM, B_KIND, B_VSTART, BODY_FRAME_POINT, COINCIDENT, DISTANCE, FREE, GROUND, J_BODY1, J_BODY2, J_ROW,
-    J_TYPE, PERPENDICULAR, POINT_ON_LINE, S_NC,
+    B_CROW, B_FORM, B_KIND, B_VSTART, BODY_FRAME_POINT, COINCIDENT, DISTANCE, FREE, GROUND, J_BODY1, J_BODY2, J_NROWS,
+    J_ROW, J_TYPE, PERPENDICULAR, POINT_ON_LINE, S_NC,
 )
 
 
@@ -76,8 +76,9 @@ def vector_kinematics(sys, i, q, v, a):
 
 
 @njit(cache=True)
-def _add_projected_jacobian(sys, i, q, b, direction, translation, sign, row, C):
-    """C[row, body i] += sign * direction^T J, J = d(point or vector velocity)/dv_i.
+def _add_projected_jacobian(sys, i, q, b, direction, translation, sign, row, C, col0):
+    """C[row, body i] += sign * direction^T J, J = d(point or vector velocity)/dv_i; body i's velocity
+    columns start at col0 of C (its B_VSTART for the dense B, 0 for a block of ``constraint_blocks``).
 
     For a point (translation=True) J = [I, -R hat(b) W] (SE3 nodes: [R, -R hat(b)]); for a vector
     J = [0, -R hat(b) W].
@@ -86,9 +87,11 @@ def _add_projected_jacobian(sys, i, q, b, direction, translation, sign, row, C):
         return
     form = sys.body_int[i, B_FORM]
     qr, vr = _rot_start(sys, i)
+    vs = sys.body_int[i, B_VSTART]
+    vr += col0 - vs
     R, _ = body_pose(sys, i, q)
     if translation and sys.body_int[i, B_KIND] == FREE:
-        vs = sys.body_int[i, B_VSTART]
+        vs = col0
         along = mat3t_vec(R, direction) if form == SE3 else direction
         for k in range(3):
             C[row, vs + k] += sign * along[k]
@@ -107,13 +110,15 @@ def _reference_in_body_frame(sys, i, q, g):
 
 
 @njit(cache=True)
-def _add_body_frame_point_jacobian(sys, i, q, g, row, C):
-    """C[row:row+3, body i] = B of R^T (g - x) - b: [-R^T (I for SE3), -hat(c) W] with c = R^T (x - g)."""
+def _add_body_frame_point_jacobian(sys, i, q, g, row, C, col0):
+    """C[row:row+3, body i] = B of R^T (g - x) - b: [-R^T (I for SE3), -hat(c) W] with c = R^T (x - g);
+    body i's columns start at col0."""
     form = sys.body_int[i, B_FORM]
     qr, vr = _rot_start(sys, i)
+    vr += col0 - sys.body_int[i, B_VSTART]
     R, x = body_pose(sys, i, q)
     if sys.body_int[i, B_KIND] == FREE:
-        vs = sys.body_int[i, B_VSTART]
+        vs = col0
         for r in range(3):
             for k in range(3):
                 C[row + r, vs + k] -= (1.0 if r == k else 0.0) if form == SE3 else R[k, r]
@@ -168,29 +173,60 @@ def constraint_residual(sys, q, t, phi):
 def constraint_matrix(sys, q, C):
     """B(q) (n_constraints x nv), Phi' = B v (paper 000 eq. 10)."""
     C[:, :] = 0.0
-    z = np.zeros(C.shape[1])
+    _constraint_jacobian(sys, q, C, C, True)
+
+
+@njit(cache=True)
+def constraint_blocks(sys, q, Cb):
+    """B(q) by rows and bodies: Cb[row, 0, :] = d Phi'_row / d v_body1 and Cb[row, 1, :] for body2
+    (``constraint_row_bodies``), each over that body's own velocity coordinates; O(rows), no dense B."""
+    Cb[:, :, :] = 0.0
+    _constraint_jacobian(sys, q, Cb[:, 0, :], Cb[:, 1, :], False)
+
+
+def constraint_row_bodies(sys) -> np.ndarray:
+    """(n_constraints, 2) int64: body1 and body2 of every constraint row (-1: ground or none)."""
+    rows = -np.ones((int(sys.sizes[S_NC]), 2), dtype=np.int64)
+    for i, crow in enumerate(sys.body_int[:, B_CROW]):
+        if crow >= 0:
+            rows[crow, 0] = i
+    for j in range(sys.joint_int.shape[0]):
+        first, n = sys.joint_int[j, J_ROW], sys.joint_int[j, J_NROWS]
+        rows[first:first + n, 0] = sys.joint_int[j, J_BODY1]
+        rows[first:first + n, 1] = sys.joint_int[j, J_BODY2]
+    return rows
+
+
+@njit(cache=True)
+def _constraint_jacobian(sys, q, C1, C2, dense):
+    """Adds the rows of B: body1's part into C1, body2's into C2, at its B_VSTART (dense) or 0."""
+    z = np.zeros(C1.shape[1] if dense else sys.sizes[1])
     for i in range(sys.body_int.shape[0]):
         row = sys.body_int[i, B_CROW]
         if row >= 0:
             qr, vr = _rot_start(sys, i)
+            if not dense:
+                vr -= sys.body_int[i, B_VSTART]
             for k in range(4):
-                C[row, vr + k] = 2.0 * q[qr + k]
+                C1[row, vr + k] = 2.0 * q[qr + k]
     unit = np.eye(3)
     for j in range(sys.joint_int.shape[0]):
         row = sys.joint_int[j, J_ROW]
         b1 = sys.joint_int[j, J_BODY1]
         b2 = sys.joint_int[j, J_BODY2]
+        o1 = sys.body_int[b1, B_VSTART] if dense and b1 != GROUND else 0
+        o2 = sys.body_int[b2, B_VSTART] if dense and b2 != GROUND else 0
         p = sys.joint_real[j]
         kind = sys.joint_int[j, J_TYPE]
         if kind == COINCIDENT:
             for k in range(3):
-                _add_projected_jacobian(sys, b1, q, p[0:3], unit[k], True, 1.0, row + k, C)
-                _add_projected_jacobian(sys, b2, q, p[3:6], unit[k], True, -1.0, row + k, C)
+                _add_projected_jacobian(sys, b1, q, p[0:3], unit[k], True, 1.0, row + k, C1, o1)
+                _add_projected_jacobian(sys, b2, q, p[3:6], unit[k], True, -1.0, row + k, C2, o2)
         elif kind == PERPENDICULAR:
             n1, _, _ = vector_kinematics(sys, b1, q, z, p[0:3])
             n2, _, _ = vector_kinematics(sys, b2, q, z, p[3:6])
-            _add_projected_jacobian(sys, b1, q, p[0:3], n2, False, 1.0, row, C)
-            _add_projected_jacobian(sys, b2, q, p[3:6], n1, False, 1.0, row, C)
+            _add_projected_jacobian(sys, b1, q, p[0:3], n2, False, 1.0, row, C1, o1)
+            _add_projected_jacobian(sys, b2, q, p[3:6], n1, False, 1.0, row, C2, o2)
         elif kind == POINT_ON_LINE:
             p1, _, _ = point_kinematics(sys, b1, q, z, p[0:3])
             p2, _, _ = point_kinematics(sys, b2, q, z, p[3:6])
@@ -198,17 +234,17 @@ def constraint_matrix(sys, q, C):
             for k in range(2):
                 t = p[6 + 3 * k:9 + 3 * k]
                 n, _, _ = vector_kinematics(sys, b1, q, z, t)
-                _add_projected_jacobian(sys, b2, q, p[3:6], n, True, 1.0, row + k, C)
-                _add_projected_jacobian(sys, b1, q, p[0:3], n, True, -1.0, row + k, C)
-                _add_projected_jacobian(sys, b1, q, t, d, False, 1.0, row + k, C)
+                _add_projected_jacobian(sys, b2, q, p[3:6], n, True, 1.0, row + k, C2, o2)
+                _add_projected_jacobian(sys, b1, q, p[0:3], n, True, -1.0, row + k, C1, o1)
+                _add_projected_jacobian(sys, b1, q, t, d, False, 1.0, row + k, C1, o1)
         elif kind == BODY_FRAME_POINT:
-            _add_body_frame_point_jacobian(sys, b1, q, p[3:6], row, C)
+            _add_body_frame_point_jacobian(sys, b1, q, p[3:6], row, C1, o1)
         elif kind == DISTANCE:
             p1, _, _ = point_kinematics(sys, b1, q, z, p[0:3])
             p2, _, _ = point_kinematics(sys, b2, q, z, p[3:6])
             d = p1 - p2
-            _add_projected_jacobian(sys, b1, q, p[0:3], d, True, 1.0, row, C)
-            _add_projected_jacobian(sys, b2, q, p[3:6], d, True, -1.0, row, C)
+            _add_projected_jacobian(sys, b1, q, p[0:3], d, True, 1.0, row, C1, o1)
+            _add_projected_jacobian(sys, b2, q, p[3:6], d, True, -1.0, row, C2, o2)
 
 
 @njit(cache=True)

@@ -8,9 +8,11 @@ from lgbench.models import puma560
 from lgbench.models import manufactured_body
 from lgbench.models import pendulum
 from lgbench.models import spinning_body
+from lgbench.models import chain_of_bodies
 
 MODELS: dict[str, Model] = {m.name: m for m in (heavy_top.MODEL, heavy_top_constrained.MODEL, rotor.MODEL,
                                                   slider_crank.MODEL, puma560.MODEL, v8_crank.MODEL,
-                                                  pendulum.MODEL, spinning_body.MODEL, manufactured_body.MODEL)}
+                                                  pendulum.MODEL, spinning_body.MODEL, manufactured_body.MODEL,
+                                                  chain_of_bodies.MODEL)}
 
 __all__ = ["MODELS", "Model", "BuiltModel"]

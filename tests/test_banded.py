@@ -1,0 +1,101 @@
+"""Banded LU and the structured (banded) generalized-alpha path against the dense one (issue 9, item 3)."""
+import numpy as np
+import pytest
+
+from lgbench.mbs.banded import band_from_dense, band_lu_factor, band_lu_solve, band_structure
+from lgbench.mbs.constraints import constraint_blocks, constraint_matrix, constraint_row_bodies
+from lgbench.models import MODELS
+from lgbench.runner.single_run import RunSpec, run_single
+
+TIGHT = (("newton_atol", 1e-13), ("newton_rtol", 1e-12))
+
+
+def saddle_point_band(n_blocks, kl, rng):
+    """Block-tridiagonal matrix with zero diagonal entries in every third row (pivoting needed)."""
+    n = 3 * n_blocks
+    A = np.zeros((n, n))
+    for i in range(n):
+        for j in range(max(0, i - kl), min(n, i + kl + 1)):
+            A[i, j] = rng.normal()
+        if i % 3 == 2:
+            A[i, i] = 0.0
+    return A
+
+
+@pytest.mark.parametrize("n_blocks, kl", [(1, 2), (7, 3), (20, 5)])
+def test_band_lu_solves_like_a_dense_solver(n_blocks, kl):
+    rng = np.random.default_rng(n_blocks)
+    A = saddle_point_band(n_blocks, kl, rng)
+    b = rng.normal(size=A.shape[0])
+    ab = band_from_dense(A, kl, kl)
+    piv = np.zeros(A.shape[0], dtype=np.int64)
+    assert band_lu_factor(ab, kl, kl, piv)
+    x = b.copy()
+    band_lu_solve(ab, kl, kl, piv, x)
+    np.testing.assert_allclose(x, np.linalg.solve(A, b), rtol=0, atol=1e-10 * np.abs(x).max())
+
+
+def test_band_lu_reports_a_singular_matrix():
+    A = saddle_point_band(4, 2, np.random.default_rng(0))
+    A[5, :] = 0.0
+    assert not band_lu_factor(band_from_dense(A, 2, 2), 2, 2, np.zeros(12, dtype=np.int64))
+
+
+@pytest.mark.parametrize("formulation", ["RV", "EP"])
+def test_a_chain_has_a_bandwidth_independent_of_its_length(formulation):
+    widths = [band_structure(MODELS["chain_of_bodies"].build(formulation, {"n_bodies": n}).system, "banded")
+              .bands[0] for n in (3, 8, 40)]
+    assert widths[0] == widths[1] == widths[2] <= 21   # two bodies plus their joint rows
+    assert band_structure(MODELS["chain_of_bodies"].build(formulation, {"n_bodies": 40}).system).active
+    assert not band_structure(MODELS["heavy_top_constrained"].build(formulation).system).active
+
+
+@pytest.mark.parametrize("model, formulation", [("v8_crank", "EP"), ("slider_crank", "RV"),
+                                                ("chain_of_bodies", "EP")])
+def test_constraint_blocks_are_the_dense_constraint_matrix(model, formulation):
+    built = MODELS[model].build(formulation)
+    sys = built.system
+    nv, nc = int(sys.sizes[1]), int(sys.sizes[2])
+    q = built.q0 + 0.01 * np.sin(np.arange(built.q0.size))
+    C = np.zeros((nc, nv))
+    constraint_matrix(sys, q, C)
+    Cb = np.zeros((nc, 2, 7))
+    constraint_blocks(sys, q, Cb)
+    scattered = np.zeros((nc, nv))
+    for row, bodies in enumerate(constraint_row_bodies(sys)):
+        for side, body in enumerate(bodies):
+            if body >= 0:
+                start, n = sys.body_int[body, 3], sys.body_int[body, 5]
+                scattered[row, start:start + n] += Cb[row, side, :n]
+    np.testing.assert_array_equal(scattered, C)
+
+
+@pytest.mark.parametrize("formulation, options", [
+    ("RV", ()), ("EP", ()), ("RV", (("newton", "modified"),)), ("RV", (("texp", True),)),
+])
+def test_banded_generalized_alpha_matches_the_dense_solver_to_round_off(formulation, options):
+    runs = {la: run_single(RunSpec("chain_of_bodies", formulation, "generalized-alpha", 2e-3, 0.1,
+                                   params={"n_bodies": 6}, options=TIGHT + options + (("linear_algebra", la),)),
+                           n_samples=3) for la in ("dense", "banded")}
+    for run in runs.values():
+        assert run.status == "ok", run.message
+    for name in ("tip_x", "tip_y", "tip_z", "energy"):
+        np.testing.assert_allclose(runs["banded"].series[name], runs["dense"].series[name], rtol=0, atol=1e-10)
+    assert runs["banded"].statistics["newton_iterations"] == runs["dense"].statistics["newton_iterations"]
+
+
+def test_banded_solver_on_a_closed_loop_mechanism_matches_dense():
+    runs = [run_single(RunSpec("v8_crank", "EP", "generalized-alpha", 2e-4, 0.004, options=TIGHT +
+                               (("linear_algebra", la),)), n_samples=2) for la in ("dense", "banded")]
+    for run in runs:
+        assert run.status == "ok", run.message
+    np.testing.assert_allclose(runs[1].series["crank_rate"], runs[0].series["crank_rate"], rtol=1e-10)
+
+
+def test_modified_newton_factorises_only_when_it_refreshes_the_matrix():
+    run = run_single(RunSpec("chain_of_bodies", "RV", "generalized-alpha", 2e-3, 0.2, params={"n_bodies": 8},
+                             options=(("newton", "modified"), ("linear_algebra", "banded"))), n_samples=2)
+    stats = run.statistics
+    assert run.status == "ok", run.message
+    assert stats["factorizations"] == stats["jacobians"]
+    assert stats["factorizations"] < 0.2 * stats["newton_iterations"]
