@@ -34,7 +34,7 @@ def assert_one_line_input_error(result, *fragments: str) -> None:
 
 @pytest.mark.parametrize("text, changes, fragments", [
     ("name: x\nformulations: [RV\n", {}, ["YAML syntax error at line"]),
-    (None, {"model": "spinning_top"}, ["field 'model'", "allowed: heavy_top"]),
+    (None, {"model": "spinning_top"}, ["field 'model'", "allowed: chain_of_bodies, heavy_top"]),
     (None, {"integrators": ["RK44", "RK45"]},
      ["field 'integrators[1]'", "allowed: DOPRI5, ", "RK44, "]),
     (None, {"steps": {"values": [1e-3, -1e-3]}}, ["field 'steps.values[1]'", "greater than 0"]),

@@ -71,7 +71,7 @@ def test_missing_file_is_an_input_error(tmp_path):
 
 def test_unknown_model_names_the_allowed_ones(tmp_path):
     message = load_error(study_file(tmp_path, model="heavy_tap"))
-    assert "field 'model'" in message and "heavy_tap" in message and "allowed: heavy_top" in message
+    assert "field 'model'" in message and "heavy_tap" in message and "allowed: chain_of_bodies, heavy_top" in message
 
 
 def test_unknown_integrator_names_the_allowed_ones(tmp_path):
