@@ -38,12 +38,16 @@ def rk_stages(sys, A, C, q, v, t, h, Ks, ks, dq, qs, vs, work):
                 acc += A[i, j] * ks[j, k]
             vs[k] = v[k] + h * acc
         update_coordinates(sys, q, dq, qs)
-        status = kinematic_rates(sys, qs, dq, vs, Ks[i])
+        status = kinematic_rates(sys, qs, dq, vs, work.rate)
         if status != OK:
             return status
-        status = state_accelerations(sys, qs, vs, t + C[i] * h, work, ks[i])
+        status = state_accelerations(sys, qs, vs, t + C[i] * h, work, work.acc)
         if status != OK:
             return status
+        for k in range(nq):
+            Ks[i, k] = work.rate[k]
+        for k in range(nv):
+            ks[i, k] = work.acc[k]
     return OK
 
 

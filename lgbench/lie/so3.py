@@ -8,8 +8,9 @@ Conventions (paper 000, Sect. 2.2 and App. A): angular velocities are expressed 
 so that ``psi' = T_exp^{-1}(psi) omega`` (paper 000 eq. 25).
 
 Matrices are built entry by entry (no 3x3 matrix products). The ``*_apply`` kernels return
-R w, R^T w or T_exp^{-1} w as tuples and ``compose_rotation_vectors_into`` writes into a given
-array: these allocate nothing, which is what the explicit integration loop calls per stage.
+R w, R^T w or T_exp^{-1} w, and ``compose_rotation_vectors_tuple`` the composed rotation vector, as
+tuples (their vector arguments may be arrays or tuples): they allocate nothing, which is what the
+explicit integration loop calls per stage.
 """
 import math
 
@@ -189,13 +190,13 @@ def _quaternion_from_matrix(R):
 def _rotation_vector_from_unit_quaternion(e):
     """Rotation vector of the unit quaternion e with |psi| <= pi (sign of e chosen so e0 >= 0)."""
     out = np.empty(3)
-    _rotation_vector_from_quaternion_into(e[0], e[1], e[2], e[3], out)
+    out[0], out[1], out[2] = _rotation_vector_from_quaternion(e[0], e[1], e[2], e[3])
     return out
 
 
 @njit(cache=True)
-def _rotation_vector_from_quaternion_into(q0, q1, q2, q3, out):
-    """Rotation vector of the unit quaternion (q0, q1, q2, q3) into out[0:3], |psi| <= pi."""
+def _rotation_vector_from_quaternion(q0, q1, q2, q3):
+    """Rotation vector (a tuple, |psi| <= pi) of the unit quaternion (q0, q1, q2, q3)."""
     s = 1.0 if q0 >= 0.0 else -1.0
     e0 = s * q0
     vx = s * q1
@@ -205,9 +206,7 @@ def _rotation_vector_from_quaternion_into(q0, q1, q2, q3, out):
     half = math.atan2(nv, e0)  # half rotation angle in [0, pi/2]
     # psi = 2 * half * v / |v|; the limit for |v| -> 0 is 2 v / e0.
     factor = 2.0 * half / nv if nv > 1e-150 else 2.0 / e0
-    out[0] = factor * vx
-    out[1] = factor * vy
-    out[2] = factor * vz
+    return factor * vx, factor * vy, factor * vz
 
 
 @njit(cache=True)
@@ -243,13 +242,13 @@ def compose_rotation_vectors(psi0, dpsi):
     antipodal vector, which represents the same rotation).
     """
     out = np.empty(3)
-    compose_rotation_vectors_into(psi0, dpsi, out)
+    out[0], out[1], out[2] = compose_rotation_vectors_tuple(psi0, dpsi)
     return out
 
 
 @njit(cache=True)
-def compose_rotation_vectors_into(psi0, dpsi, out):
-    """``compose_rotation_vectors(psi0, dpsi)`` written into out[0:3] (allocation-free; out may be psi0)."""
+def compose_rotation_vectors_tuple(psi0, dpsi):
+    """``compose_rotation_vectors(psi0, dpsi)`` as a tuple (allocation-free)."""
     p0 = math.sqrt(psi0[0] ** 2 + psi0[1] ** 2 + psi0[2] ** 2)
     dp = math.sqrt(dpsi[0] ** 2 + dpsi[1] ** 2 + dpsi[2] ** 2)
     eta0 = math.cos(0.5 * p0)
@@ -258,7 +257,7 @@ def compose_rotation_vectors_into(psi0, dpsi, out):
     s1 = 0.5 * sinc(0.5 * dp)
     ex, ey, ez = s0 * psi0[0], s0 * psi0[1], s0 * psi0[2]
     vx, vy, vz = s1 * dpsi[0], s1 * dpsi[1], s1 * dpsi[2]
-    _rotation_vector_from_quaternion_into(eta0 * v0 - (ex * vx + ey * vy + ez * vz),
-                                          eta0 * vx + v0 * ex + (ey * vz - ez * vy),
-                                          eta0 * vy + v0 * ey + (ez * vx - ex * vz),
-                                          eta0 * vz + v0 * ez + (ex * vy - ey * vx), out)
+    return _rotation_vector_from_quaternion(eta0 * v0 - (ex * vx + ey * vy + ez * vz),
+                                            eta0 * vx + v0 * ex + (ey * vz - ez * vy),
+                                            eta0 * vy + v0 * ey + (ez * vx - ex * vz),
+                                            eta0 * vz + v0 * ez + (ex * vy - ey * vx))
