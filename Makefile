@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 export MPLBACKEND := Agg
 
-.PHONY: install run test test-slow bench clean check-quick reproduce-all gallery
+.PHONY: install run test test-slow bench bench-quick clean check-quick reproduce-all gallery
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -29,9 +29,14 @@ test: $(STAMP)
 test-slow: $(STAMP)
 	$(PY) -m pytest -q -m slow
 
-## Per-step CPU cost of the compiled core.
+## Per-step CPU cost of every model x formulation x integrator family, and Exudyn beside lgbench on the
+## heavy top when the extra `peer` is installed (pip install -e '.[peer]'); tables + benchmarks/results/*.csv.
 bench: $(STAMP)
 	$(PY) benchmarks/run.py
+
+## The same with 3 short repeats per case (under a minute once compiled).
+bench-quick: $(STAMP)
+	$(PY) benchmarks/run.py --quick
 
 clean:
 	rm -rf $(VENV) .pytest_cache ~/.cache/lgbench/numba

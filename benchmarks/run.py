@@ -1,175 +1,134 @@
-"""Per-step CPU cost of lgbench's compiled explicit core on the heavy top (paper 000 Sect. 4.1.1).
+"""Per-step CPU cost of lgbench's compiled engine, and Exudyn beside it on the heavy top.
 
-    .venv/bin/python benchmarks/run.py            # or: make bench
+    .venv/bin/python benchmarks/run.py            # or: make bench        (about 3 minutes warm)
+    .venv/bin/python benchmarks/run.py --quick    # or: make bench-quick  (under a minute warm)
+    .venv/bin/python benchmarks/run.py --only "heavy top" --no-peer
 
-For RK44, DOPRI5 and RK67 x formulations RV (Lie group RKMK), Rxyz, F1 and EP-F1 it integrates the
-heavy top at h = 1e-5 over 0.2 s (20000 steps) through the engine (``run_single``), which warms up
-the JIT outside the timed region and times the integration loop with ``time.process_time``. The
-minimum over the repeats is reported (the usual estimator for short CPU-bound runs: noise only
-adds time). The first call of the process -- import, JIT compilation or numba cache load -- is
-timed separately (wall clock) and never enters the per-step figures.
+Part 1 (benchmarks/suite.py): every model x formulation x integrator family of the suite, CPU
+microseconds per step as the minimum over repeats of ``time.process_time`` of the integration loop
+(compiled code warmed up); the first call of each case (JIT compilation or numba cache load) is
+timed separately and never enters a per-step figure.
+Part 2 (benchmarks/peer_exudyn.py): the heavy top in Exudyn and lgbench with the same formulation,
+method, h and t_end: both per-step costs, their ratio, and the final COM difference against each
+code's integration error. Skipped with a message when exudyn is not installed (extra ``peer``).
 
-Writes benchmarks/results/explicit.csv (gitignored), one row per (formulation, integrator), each row
-carrying its provenance (lgbench/numpy/numba/python versions, git commit, CPU model, date).
+Writes benchmarks/results/suite.csv and benchmarks/results/peer.csv (gitignored); every row carries
+its provenance (versions, git commit, source hash, CPU, date).
 """
 from __future__ import annotations
 
 import argparse
 import csv
-import datetime as _dt
-import platform
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
 
-FORMULATIONS = ["RV", "Rxyz", "F1", "EP-F1"]
-INTEGRATORS = ["RK44", "DOPRI5", "RK67"]
-# Exudyn per-step CPU time on the same heavy top with its RV (Lie group) node, as quoted in the
-# project brief; only RK44 and RK67 are available.
-EXUDYN_US_PER_STEP = {("RV", "RK44"): 4.4, ("RV", "RK67"): 7.3}
+from benchmarks import peer_exudyn, suite  # noqa: E402
 
 
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.lower().startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
+def write_csv(path: Path, rows: list[dict], provenance: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rows = [{**row, **provenance} for row in rows]
+    tmp = path.with_suffix(".csv.tmp")
+    with tmp.open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    tmp.replace(path)
+    print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
 
 
-def git_commit() -> str:
-    try:
-        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                             text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
-                               capture_output=True, text=True, timeout=10).stdout.strip()
-        return (rev + ("-dirty" if dirty else "")) if rev else "unknown"
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
+def _fmt(x, spec: str) -> str:
+    return "-" if x == "" or x is None else format(x, spec)
 
 
-def _cache_snapshot(directory: str) -> dict[str, float]:
-    """{file: mtime} of numba's cache files (index .nbi and code .nbc)."""
-    cache = Path(directory)
-    if not cache.exists():
-        return {}
-    return {str(p): p.stat().st_mtime for p in cache.rglob("*.nb[ic]")}
+def run_suite(args, provenance: dict) -> None:
+    cases = [c for c in suite.cases() if not args.only or args.only.lower() in c.name.lower()
+             or args.only.lower() in c.group.lower()]
+    if not cases:
+        print(f"no suite case matches --only {args.only!r}")
+        return
+    print(f"\nPart 1: per-step CPU cost, min (median) of {args.repeats} repeats of ~{args.target:g} s CPU each")
+    rows, group = [], None
+    header = f"  {'case':52s} {'h':>7s} {'steps':>7s} {'us/step':>9s} {'median':>9s} {'Newton':>6s} {'1st call':>9s}"
+    for case in cases:
+        if case.group != group:
+            group = case.group
+            print(f"\n{group}\n{header}")
+        row = suite.measure(case, args.repeats, args.target)
+        rows.append(row)
+        name = f"{case.formulation} {case.integrator}" + (f" ({case.label})" if case.label else "")
+        print(f"  {name:52s} {case.h:7.0e} {row['steps']:7d} {row['us_per_step_min']:9.2f} "
+              f"{row['us_per_step_median']:9.2f} {_fmt(row['newton_per_step'], '6.2f'):>6s} "
+              f"{row['first_call_s']:8.2f}s", flush=True)
+    write_csv(args.out_dir / "suite.csv", rows, provenance)
+
+
+def run_peer(args, provenance: dict) -> None:
+    reason = peer_exudyn.unavailable_reason()
+    if reason:
+        print(f"\nPart 2 skipped: {reason}")
+        return
+    print(f"\nPart 2: lgbench beside Exudyn {peer_exudyn.exudyn_version()}, heavy top, h = {args.peer_h:g}, "
+          f"t_end = {args.peer_t_end:g} s, min of {args.repeats} repeats; COM errors against "
+          f"lgbench RV RK67 at h = {args.peer_h / 10:g}")
+    rows = peer_exudyn.compare(args.peer_h, args.peer_t_end, args.repeats, args.peer_h / 10)
+    print(f"  {'case':34s} {'lgbench':>8s} {'Exudyn':>8s} {'ratio':>6s} {'|x_lg - x_ex|':>13s} "
+          f"{'err lgbench':>11s} {'err Exudyn':>11s}")
+    for r in rows:
+        name = f"{r['formulation']} {r['integrator']}" + (f" ({r['newton']} Newton)" if r["newton"] else "")
+        if r["status"] != "ok":
+            print(f"  {name:34s} {r['status']}")
+            continue
+        print(f"  {name:34s} {r['lgbench_us_per_step']:8.2f} {r['exudyn_us_per_step']:8.2f} {r['ratio']:6.2f} "
+              f"{r['com_difference']:13.2e} {r['lgbench_com_error']:11.2e} {r['exudyn_com_error']:11.2e}")
+    print("  (us per step; ratio = lgbench / Exudyn; no explicit EP: Exudyn's explicit solvers refuse "
+          "Euler-parameter nodes)")
+    fields = list(max(rows, key=len))
+    rows = [{k: r.get(k, "") for k in fields} for r in rows]
+    write_csv(args.out_dir / "peer.csv", rows, {**provenance, "exudyn": peer_exudyn.exudyn_version()})
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--h", type=float, default=1e-5, help="step size (default 1e-5)")
-    parser.add_argument("--t-end", type=float, default=0.2, help="simulated time per run (default 0.2 s)")
-    parser.add_argument("--repeats", type=int, default=7, help="timed repeats per case, >= 5 (default 7)")
-    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "explicit.csv")
+    parser.add_argument("--quick", action="store_true", help="3 repeats of ~0.02 s, peer over 0.2 s")
+    parser.add_argument("--repeats", type=int, help="timed repeats per case (default 7, quick 3)")
+    parser.add_argument("--target", type=float, help="CPU seconds per timed run (default 0.1, quick 0.02)")
+    parser.add_argument("--only", help="run only the suite cases whose name or group contains this text")
+    parser.add_argument("--no-suite", action="store_true", help="skip part 1")
+    parser.add_argument("--no-peer", action="store_true", help="skip part 2 (Exudyn)")
+    parser.add_argument("--peer-h", type=float, default=2.5e-5,
+                        help="step size of the peer comparison (default 2.5e-5: Rxyz generalized-alpha fails "
+                             "near gimbal lock at 5e-5 and above, paper 000 Table 4)")
+    parser.add_argument("--peer-t-end", type=float, help="simulated time of the peer comparison (default 1 s, "
+                        "quick 0.2 s)")
+    parser.add_argument("--out-dir", type=Path, default=ROOT / "benchmarks" / "results")
     args = parser.parse_args(argv)
-    if args.repeats < 5:
-        parser.error("--repeats must be at least 5")
+    args.repeats = args.repeats or (3 if args.quick else 7)
+    args.target = args.target or (0.02 if args.quick else 0.1)
+    args.peer_t_end = args.peer_t_end or (0.2 if args.quick else 1.0)
+    if args.repeats < 1 or args.target <= 0:
+        parser.error("--repeats and --target must be positive")
 
-    # ---- first call: import + JIT compile or cache load (wall clock, excluded from everything else)
-    t0 = time.perf_counter()
-    import numba
-    import numpy as np
+    wall = time.perf_counter()
+    from lgbench.runner.provenance import session_record
 
-    import lgbench
-    from lgbench.runner.single_run import RunSpec, run_single
-    t_import = time.perf_counter() - t0
-    # numba compiles lazily at the first call, so the cache is still untouched here
-    cache_dir = str(getattr(lgbench, "NUMBA_CACHE_DIR", numba.config.CACHE_DIR))
-    cache_before = _cache_snapshot(cache_dir)
-    t1 = time.perf_counter()
-    first = run_single(RunSpec("heavy_top", FORMULATIONS[0], INTEGRATORS[0], args.h, 10 * args.h))
-    t_first = time.perf_counter() - t1
-    compiled = _cache_snapshot(cache_dir) != cache_before   # new or rewritten cache entries
-    if first.status != "ok":
-        print(f"warm-up run failed: {first.message}", file=sys.stderr)
-        return 1
-
-    provenance = {
-        "lgbench_version": lgbench.__version__,
-        "git_commit": git_commit(),
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "numba": numba.__version__,
-        "cpu": cpu_model(),
-        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "first_call_kind": "jit_compile" if compiled else "cache_load",
-        "first_call_total_s": round(t_import + t_first, 3),
-    }
-
-    rows = []
-    for integrator in INTEGRATORS:
-        for formulation in FORMULATIONS:
-            spec = RunSpec("heavy_top", formulation, integrator, args.h, args.t_end)
-            # first call of this case (a new tableau size / formulation may need its own
-            # specialisation); run_single also warms up before its own timed region
-            c0 = time.perf_counter()
-            run_single(RunSpec("heavy_top", formulation, integrator, args.h, 10 * args.h))
-            case_first = time.perf_counter() - c0
-            times, steps = [], None
-            for _ in range(args.repeats):
-                r = run_single(spec)
-                if r.status != "ok":
-                    print(f"{formulation}/{integrator}: {r.status}: {r.message}", file=sys.stderr)
-                    return 1
-                times.append(r.cpu_s)
-                steps = r.steps
-            times = np.array(times)
-            rows.append({
-                "model": "heavy_top", "formulation": formulation, "integrator": integrator,
-                "h": args.h, "t_end": args.t_end, "steps": steps, "repeats": args.repeats,
-                "us_per_step_min": 1e6 * times.min() / steps,
-                "us_per_step_median": 1e6 * float(np.median(times)) / steps,
-                "first_call_s": case_first,
-            })
-
-    by_key = {(r["formulation"], r["integrator"]): r for r in rows}
-    for r in rows:
-        rv = by_key[("RV", r["integrator"])]["us_per_step_min"]
-        r["ratio_to_rv"] = r["us_per_step_min"] / rv
-        ex = EXUDYN_US_PER_STEP.get((r["formulation"], r["integrator"]))
-        r["exudyn_us_per_step"] = "" if ex is None else ex
-        r["ratio_to_exudyn"] = "" if ex is None else r["us_per_step_min"] / ex
-        r.update(provenance)
-
-    # ---- report
-    print(f"lgbench {provenance['lgbench_version']} ({provenance['git_commit']}), "
+    provenance = {k: v for k, v in session_record("serial", 1).items() if k not in ("executor", "workers")}
+    provenance["timing"] = "min over repeats of time.process_time of the integration loop / steps"
+    print(f"lgbench {provenance['lgbench']} ({provenance['git_commit']}, sources {provenance['sources']}), "
           f"numpy {provenance['numpy']}, numba {provenance['numba']}, Python {provenance['python']}")
-    print(f"CPU: {provenance['cpu']}   date: {provenance['date']}")
-    print(f"first call (import {t_import:.2f} s + run with "
-          f"{'JIT compilation' if compiled else 'numba cache load'}): {t_import + t_first:.2f} s wall "
-          f"(first run_single alone {t_first:.2f} s; cache {cache_dir})")
-    print(f"heavy top, h = {args.h:g}, {rows[0]['steps']} steps per run, CPU time = time.process_time of the "
-          f"integration loop, min (median) of {args.repeats} repeats\n")
-    header = f"{'integrator':10s} {'formulation':11s} {'us/step':>8s} {'(median)':>9s} {'vs RV':>6s} " \
-             f"{'Exudyn':>7s} {'lgbench/Exudyn':>15s} {'1st call':>9s}"
-    print(header)
-    print("-" * len(header))
-    for r in rows:
-        ex = f"{r['exudyn_us_per_step']:.1f}" if r["exudyn_us_per_step"] != "" else "-"
-        ratio_ex = f"{r['ratio_to_exudyn']:.2f}" if r["ratio_to_exudyn"] != "" else "-"
-        print(f"{r['integrator']:10s} {r['formulation']:11s} {r['us_per_step_min']:8.2f} "
-              f"{r['us_per_step_median']:9.2f} {r['ratio_to_rv']:6.2f} {ex:>7s} {ratio_ex:>15s} "
-              f"{1e3 * r['first_call_s']:7.1f}ms")
-    print("\nExudyn: heavy top with the RV Lie group node (figures quoted in the project brief; "
-          "different machine, so compare ratios with care).")
-
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    fields = ["model", "formulation", "integrator", "h", "t_end", "steps", "repeats", "us_per_step_min",
-              "us_per_step_median", "ratio_to_rv", "exudyn_us_per_step", "ratio_to_exudyn", "first_call_s",
-              *provenance]
-    tmp = args.out.with_suffix(".csv.tmp")
-    with tmp.open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=fields)
-        writer.writeheader()
-        writer.writerows(rows)
-    tmp.replace(args.out)
-    print(f"wrote {args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out}")
+    print(f"CPU: {provenance['cpu']}   date: {provenance['started']}")
+    print("'1st call' = wall time of a case's first run in this process (JIT compilation or numba cache "
+          "load, model build); never part of us/step")
+    if not args.no_suite:
+        run_suite(args, provenance)
+    if not args.no_peer:
+        run_peer(args, provenance)
+    print(f"\ntotal wall time {time.perf_counter() - wall:.0f} s")
     return 0
 
 

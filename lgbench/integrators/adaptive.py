@@ -17,7 +17,7 @@ from numba import njit
 from lgbench.integrators.explicit import combine_stages, rk_stages
 from lgbench.integrators.interface import DIVERGED, OK, Integration
 from lgbench.integrators.stepping import SAMPLE_TOLERANCE, record_due_samples
-from lgbench.mbs.kernels import all_finite
+from lgbench.mbs.kernels import all_finite, rhs_work
 
 # statistics vector layout
 ST_ACCEPTED, ST_REJECTED, ST_FORCED, ST_H_MIN, ST_H_MAX = range(5)
@@ -50,7 +50,6 @@ def integrate_explicit_adaptive(sys, A, B, C, E, embedded_order, q, v, t0, t_end
     s = B.shape[0]
     nq = q.shape[0]
     nv = v.shape[0]
-    nb = sys.body_int.shape[0]
     Ks = np.zeros((s, nq))
     ks = np.zeros((s, nv))
     dq = np.zeros(nq)
@@ -60,8 +59,7 @@ def integrate_explicit_adaptive(sys, A, B, C, E, embedded_order, q, v, t0, t_end
     v1 = np.zeros(nv)
     q_hat = np.zeros(nq)
     v_hat = np.zeros(nv)
-    force = np.zeros((nb, 3))
-    torque = np.zeros((nb, 3))
+    work = rhs_work(sys)
     exponent = 1.0 / (embedded_order + 1.0)
     stats[ST_H_MIN] = np.inf
     no_lam = np.zeros(0)
@@ -80,7 +78,7 @@ def integrate_explicit_adaptive(sys, A, B, C, E, embedded_order, q, v, t0, t_end
             target = sample_times[next_sample]
         step = min(h, target - t)
         hits_target = step == target - t
-        status = rk_stages(sys, A, C, q, v, t, step, Ks, ks, dq, qs, vs, force, torque)
+        status = rk_stages(sys, A, C, q, v, t, step, Ks, ks, dq, qs, vs, work)
         if status != OK:
             return status, accepted, t
         combine_stages(sys, B, q, v, step, Ks, ks, dq, q1, v1)

@@ -14,13 +14,15 @@ from lgbench.integrators.interface import Integration
 
 from lgbench.integrators.stepping import record_due_samples, step_end_time, step_plan
 from lgbench.mbs.kernels import (
-    DIVERGED, OK, accelerations, all_finite, kinematic_rates, update_coordinates,
+    DIVERGED, OK, all_finite, kinematic_rates, rhs_work, state_accelerations, update_coordinates,
 )
 
 
 @njit(cache=True)
-def rk_stages(sys, A, C, q, v, t, h, Ks, ks, dq, qs, vs, force, torque):
-    """Stage slopes of one step (paper 000 Alg. 2/3): Ks[i] = coordinate rates, ks[i] = accelerations."""
+def rk_stages(sys, A, C, q, v, t, h, Ks, ks, dq, qs, vs, work):
+    """Stage slopes of one step (paper 000 Alg. 2/3): Ks[i] = coordinate rates, ks[i] = accelerations.
+
+    dq, qs, vs and ``work`` (an ``RhsWork``) are preallocated scratch arrays: a stage allocates nothing."""
     s = C.shape[0]
     nq = q.shape[0]
     nv = v.shape[0]
@@ -36,12 +38,16 @@ def rk_stages(sys, A, C, q, v, t, h, Ks, ks, dq, qs, vs, force, torque):
                 acc += A[i, j] * ks[j, k]
             vs[k] = v[k] + h * acc
         update_coordinates(sys, q, dq, qs)
-        status = kinematic_rates(sys, qs, dq, vs, Ks[i])
+        status = kinematic_rates(sys, qs, dq, vs, work.rate)
         if status != OK:
             return status
-        status = accelerations(sys, qs, vs, t + C[i] * h, force, torque, ks[i])
+        status = state_accelerations(sys, qs, vs, t + C[i] * h, work, work.acc)
         if status != OK:
             return status
+        for k in range(nq):
+            Ks[i, k] = work.rate[k]
+        for k in range(nv):
+            ks[i, k] = work.acc[k]
     return OK
 
 
@@ -63,9 +69,9 @@ def combine_stages(sys, weights, q, v, h, Ks, ks, dq, q_out, v_out):
 
 
 @njit(cache=True)
-def explicit_rk_step(sys, A, B, C, q, v, t, h, Ks, ks, dq, qs, vs, force, torque):
+def explicit_rk_step(sys, A, B, C, q, v, t, h, Ks, ks, dq, qs, vs, work):
     """Advance (q, v) in place by one step of size h; returns a status code."""
-    status = rk_stages(sys, A, C, q, v, t, h, Ks, ks, dq, qs, vs, force, torque)
+    status = rk_stages(sys, A, C, q, v, t, h, Ks, ks, dq, qs, vs, work)
     if status != OK:
         return status
     combine_stages(sys, B, q, v, h, Ks, ks, dq, qs, vs)
@@ -86,14 +92,12 @@ def integrate_explicit(sys, A, B, C, q, v, t0, t_end, h, sample_times, q_samples
     s = B.shape[0]
     nq = q.shape[0]
     nv = v.shape[0]
-    nb = sys.body_int.shape[0]
     Ks = np.zeros((s, nq))
     ks = np.zeros((s, nv))
     dq = np.zeros(nq)
     qs = np.zeros(nq)
     vs = np.zeros(nv)
-    force = np.zeros((nb, 3))
-    torque = np.zeros((nb, 3))
+    work = rhs_work(sys)
     total, last = step_plan(t0, t_end, h)
     no_lam = np.zeros(0)
     no_lam_samples = np.zeros((sample_times.shape[0], 0))
@@ -102,7 +106,7 @@ def integrate_explicit(sys, A, B, C, q, v, t0, t_end, h, sample_times, q_samples
     t = t0
     for n in range(total):
         hn = h if n < total - 1 else last
-        status = explicit_rk_step(sys, A, B, C, q, v, t, hn, Ks, ks, dq, qs, vs, force, torque)
+        status = explicit_rk_step(sys, A, B, C, q, v, t, hn, Ks, ks, dq, qs, vs, work)
         if status != OK:
             return status, steps, t
         steps += 1

@@ -30,6 +30,25 @@ def rotation_matrix_ep(e):
 
 
 @njit(cache=True)
+def rotation_ep_transpose_apply(e, x):
+    """R(e/|e|)^T x as a tuple (same arithmetic as ``rotation_matrix_ep(e / |e|)`` then R^T x; no allocation)."""
+    n = math.sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2] + e[3] * e[3])
+    e0, e1, e2, e3 = e[0] / n, e[1] / n, e[2] / n, e[3] / n
+    r00 = e0 * e0 + e1 * e1 - e2 * e2 - e3 * e3
+    r01 = 2.0 * (e1 * e2 - e0 * e3)
+    r02 = 2.0 * (e1 * e3 + e0 * e2)
+    r10 = 2.0 * (e1 * e2 + e0 * e3)
+    r11 = e0 * e0 - e1 * e1 + e2 * e2 - e3 * e3
+    r12 = 2.0 * (e2 * e3 - e0 * e1)
+    r20 = 2.0 * (e1 * e3 - e0 * e2)
+    r21 = 2.0 * (e2 * e3 + e0 * e1)
+    r22 = e0 * e0 - e1 * e1 - e2 * e2 + e3 * e3
+    return (r00 * x[0] + r10 * x[1] + r20 * x[2],
+            r01 * x[0] + r11 * x[1] + r21 * x[2],
+            r02 * x[0] + r12 * x[1] + r22 * x[2])
+
+
+@njit(cache=True)
 def body_ep_matrix(e):
     """L(e) (3x4): omega_body = 2 L(e) e', and e' = L(e)^T omega_body / 2 for unit e."""
     L = np.empty((3, 4))

@@ -6,6 +6,11 @@ Conventions (paper 000, Sect. 2.2 and App. A): angular velocities are expressed 
     d/de exp(psi + e*delta) |_{e=0} = exp(psi) hat(T_exp(psi) delta),
 
 so that ``psi' = T_exp^{-1}(psi) omega`` (paper 000 eq. 25).
+
+Matrices are built entry by entry (no 3x3 matrix products). The ``*_apply`` kernels return
+R w, R^T w or T_exp^{-1} w, and ``compose_rotation_vectors_tuple`` the composed rotation vector, as
+tuples (their vector arguments may be arrays or tuples): they allocate nothing, which is what the
+explicit integration loop calls per stage.
 """
 import math
 
@@ -75,22 +80,68 @@ def tangent_coefficients(phi):
         f2 = (phi - math.sin(phi)) / (p2 * phi)
     else:
         f2 = 1.0 / 6.0 - p2 / 120.0 + p4 / 5040.0
+    return f1, f2, inverse_tangent_coefficient(phi)
+
+
+@njit(cache=True)
+def inverse_tangent_coefficient(phi):
+    """f3 of paper 000 eq. (A9) alone (what T_exp^{-1} needs)."""
+    p2 = phi * phi
     if phi >= F3_TAYLOR_BELOW:
         half = 0.5 * phi
-        f3 = (1.0 - half * math.cos(half) / math.sin(half)) / p2
-    else:
-        f3 = 1.0 / 12.0 + p2 / 720.0 + p4 / 30240.0
-    return f1, f2, f3
+        return (1.0 - half * math.cos(half) / math.sin(half)) / p2
+    return 1.0 / 12.0 + p2 / 720.0 + p2 * p2 / 30240.0
+
+
+@njit(cache=True)
+def _skew_series_matrix(psi, c1, c2):
+    """I + c1 hat(psi) + c2 hat(psi)^2, entry by entry (hat(psi)^2 = psi psi^T - |psi|^2 I)."""
+    x, y, z = psi[0], psi[1], psi[2]
+    M = np.empty((3, 3))
+    M[0, 0] = 1.0 - c2 * (z * z + y * y)
+    M[1, 1] = 1.0 - c2 * (z * z + x * x)
+    M[2, 2] = 1.0 - c2 * (y * y + x * x)
+    M[0, 1] = -c1 * z + c2 * (y * x)
+    M[1, 0] = c1 * z + c2 * (x * y)
+    M[0, 2] = c1 * y + c2 * (z * x)
+    M[2, 0] = -c1 * y + c2 * (x * z)
+    M[1, 2] = -c1 * x + c2 * (z * y)
+    M[2, 1] = c1 * x + c2 * (y * z)
+    return M
+
+
+@njit(cache=True)
+def _skew_series_apply(psi, c1, c2, w):
+    """(I + c1 hat(psi) + c2 hat(psi)^2) w as a tuple, via psi x w and psi x (psi x w)."""
+    x, y, z = psi[0], psi[1], psi[2]
+    u0 = y * w[2] - z * w[1]
+    u1 = z * w[0] - x * w[2]
+    u2 = x * w[1] - y * w[0]
+    return (w[0] + c1 * u0 + c2 * (y * u2 - z * u1),
+            w[1] + c1 * u1 + c2 * (z * u0 - x * u2),
+            w[2] + c1 * u2 + c2 * (x * u1 - y * u0))
 
 
 @njit(cache=True)
 def exp_so3(psi):
-    """Rotation matrix of the rotation vector psi (Rodrigues' formula)."""
+    """Rotation matrix of the rotation vector psi (Rodrigues' formula, paper 000 eq. A1):
+    R = I + sinc(phi) hat(psi) + (1 - cos phi)/phi^2 hat(psi)^2, entry by entry (no matrix products)."""
     phi = math.sqrt(psi[0] * psi[0] + psi[1] * psi[1] + psi[2] * psi[2])
-    a = sinc(phi)
-    b = one_minus_cos_over_sq(phi)
-    k = hat(psi)
-    return np.eye(3) + a * k + b * (k @ k)
+    return _skew_series_matrix(psi, sinc(phi), one_minus_cos_over_sq(phi))
+
+
+@njit(cache=True)
+def exp_so3_apply(psi, w):
+    """R(psi) w as a tuple (Rodrigues' formula applied to a vector; no matrix is formed)."""
+    phi = math.sqrt(psi[0] * psi[0] + psi[1] * psi[1] + psi[2] * psi[2])
+    return _skew_series_apply(psi, sinc(phi), one_minus_cos_over_sq(phi), w)
+
+
+@njit(cache=True)
+def exp_so3_transpose_apply(psi, w):
+    """R(psi)^T w = R(-psi) w as a tuple (body-frame components of the global vector w)."""
+    phi = math.sqrt(psi[0] * psi[0] + psi[1] * psi[1] + psi[2] * psi[2])
+    return _skew_series_apply(psi, -sinc(phi), one_minus_cos_over_sq(phi), w)
 
 
 @njit(cache=True)
@@ -138,20 +189,24 @@ def _quaternion_from_matrix(R):
 @njit(cache=True)
 def _rotation_vector_from_unit_quaternion(e):
     """Rotation vector of the unit quaternion e with |psi| <= pi (sign of e chosen so e0 >= 0)."""
-    s = 1.0 if e[0] >= 0.0 else -1.0
-    e0 = s * e[0]
-    vx = s * e[1]
-    vy = s * e[2]
-    vz = s * e[3]
+    out = np.empty(3)
+    out[0], out[1], out[2] = _rotation_vector_from_quaternion(e[0], e[1], e[2], e[3])
+    return out
+
+
+@njit(cache=True)
+def _rotation_vector_from_quaternion(q0, q1, q2, q3):
+    """Rotation vector (a tuple, |psi| <= pi) of the unit quaternion (q0, q1, q2, q3)."""
+    s = 1.0 if q0 >= 0.0 else -1.0
+    e0 = s * q0
+    vx = s * q1
+    vy = s * q2
+    vz = s * q3
     nv = math.sqrt(vx * vx + vy * vy + vz * vz)
     half = math.atan2(nv, e0)  # half rotation angle in [0, pi/2]
     # psi = 2 * half * v / |v|; the limit for |v| -> 0 is 2 v / e0.
     factor = 2.0 * half / nv if nv > 1e-150 else 2.0 / e0
-    out = np.empty(3)
-    out[0] = factor * vx
-    out[1] = factor * vy
-    out[2] = factor * vz
-    return out
+    return factor * vx, factor * vy, factor * vz
 
 
 @njit(cache=True)
@@ -159,17 +214,21 @@ def tangent_operator_so3(psi):
     """T_exp on SO(3), paper 000 eqs. (A2), (A7), (A8)."""
     phi = math.sqrt(psi[0] * psi[0] + psi[1] * psi[1] + psi[2] * psi[2])
     f1, f2, _ = tangent_coefficients(phi)
-    k = hat(psi)
-    return np.eye(3) + f1 * k + f2 * (k @ k)
+    return _skew_series_matrix(psi, f1, f2)
 
 
 @njit(cache=True)
 def tangent_operator_inverse_so3(psi):
     """T_exp^{-1} on SO(3), paper 000 eqs. (A3), (A9)."""
     phi = math.sqrt(psi[0] * psi[0] + psi[1] * psi[1] + psi[2] * psi[2])
-    _, _, f3 = tangent_coefficients(phi)
-    k = hat(psi)
-    return np.eye(3) + 0.5 * k + f3 * (k @ k)
+    return _skew_series_matrix(psi, 0.5, inverse_tangent_coefficient(phi))
+
+
+@njit(cache=True)
+def tangent_operator_inverse_so3_apply(psi, w):
+    """T_exp^{-1}(psi) w as a tuple: w + (psi x w)/2 + f3 psi x (psi x w) (paper 000 eqs. A3, A9)."""
+    phi = math.sqrt(psi[0] * psi[0] + psi[1] * psi[1] + psi[2] * psi[2])
+    return _skew_series_apply(psi, 0.5, inverse_tangent_coefficient(phi), w)
 
 
 @njit(cache=True)
@@ -182,17 +241,23 @@ def compose_rotation_vectors(psi0, dpsi):
     stays valid when the rotation angle passes pi (the coordinate then continues from the
     antipodal vector, which represents the same rotation).
     """
+    out = np.empty(3)
+    out[0], out[1], out[2] = compose_rotation_vectors_tuple(psi0, dpsi)
+    return out
+
+
+@njit(cache=True)
+def compose_rotation_vectors_tuple(psi0, dpsi):
+    """``compose_rotation_vectors(psi0, dpsi)`` as a tuple (allocation-free)."""
     p0 = math.sqrt(psi0[0] ** 2 + psi0[1] ** 2 + psi0[2] ** 2)
     dp = math.sqrt(dpsi[0] ** 2 + dpsi[1] ** 2 + dpsi[2] ** 2)
     eta0 = math.cos(0.5 * p0)
     s0 = 0.5 * sinc(0.5 * p0)
     v0 = math.cos(0.5 * dp)
     s1 = 0.5 * sinc(0.5 * dp)
-    e = np.empty(4)
     ex, ey, ez = s0 * psi0[0], s0 * psi0[1], s0 * psi0[2]
     vx, vy, vz = s1 * dpsi[0], s1 * dpsi[1], s1 * dpsi[2]
-    e[0] = eta0 * v0 - (ex * vx + ey * vy + ez * vz)
-    e[1] = eta0 * vx + v0 * ex + (ey * vz - ez * vy)
-    e[2] = eta0 * vy + v0 * ey + (ez * vx - ex * vz)
-    e[3] = eta0 * vz + v0 * ez + (ex * vy - ey * vx)
-    return _rotation_vector_from_unit_quaternion(e)
+    return _rotation_vector_from_quaternion(eta0 * v0 - (ex * vx + ey * vy + ez * vz),
+                                            eta0 * vx + v0 * ex + (ey * vz - ez * vy),
+                                            eta0 * vy + v0 * ey + (ez * vx - ex * vz),
+                                            eta0 * vz + v0 * ez + (ex * vy - ey * vx))

@@ -3,25 +3,39 @@
 All functions take a ``SystemArrays`` tuple and flat state vectors q (coordinates) and v
 (velocity coordinates); none allocates Python objects. Status codes: OK, SINGULAR (a rotation
 parameterisation hit its singularity), DIVERGED (non-finite numbers).
+
+The explicit right-hand side -- ``update_coordinates``, ``kinematic_rates`` and
+``state_accelerations`` with a preallocated ``RhsWork`` -- allocates no arrays for rigid bodies of
+the explicit formulations (RV, Rxyz, F1, EP-F1) under gravity and body or global torques: 3-vectors
+are carried as tuples, so an integration step costs its arithmetic only. These kernels also take
+the arrays they read out of ``sys`` once and index the state directly instead of slicing it (every
+tuple-member access and every view costs reference counting in numba).
 """
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
-from lgbench.lie.euler_parameters import body_ep_matrix, rotation_matrix_ep
+from lgbench.lie.euler_parameters import body_ep_matrix, rotation_ep_transpose_apply, rotation_matrix_ep
 from lgbench.lie.se3 import compose_se3, tangent_operator_inverse_se3
-from lgbench.lie.so3 import compose_rotation_vectors, exp_so3, tangent_operator_inverse_so3
+from lgbench.lie.so3 import (
+    compose_rotation_vectors_tuple, exp_so3, exp_so3_transpose_apply, tangent_operator_inverse_so3_apply,
+)
 from lgbench.lie.tait_bryan import (
     SINGULAR_COS_PITCH,
+    body_rate_dot_apply_rxyz,
+    body_rate_inverse_apply_rxyz,
     body_rate_matrix_dot_rxyz,
     body_rate_matrix_rxyz,
+    body_rate_matrix_rxyz_into,
     rotation_matrix_rxyz,
+    rotation_rxyz_transpose_apply,
 )
 from lgbench.mbs.chain import (
     chain_accelerations, chain_kinetic_energy, chain_potential_energy,
 )
-from lgbench.mbs.dense import cross, mat3_vec, mat3t_vec, solve_small
+from lgbench.mbs.dense import cross, lu_factor, lu_solve, mat3_vec, mat3t_vec
 from lgbench.mbs.trajectories import prescribed_motion
 from lgbench.mbs.manufactured import MANUFACTURED_LOAD, manufactured_load
 from lgbench.mbs.formulations import EP, EP_F1, F1, RV, RXYZ, SE3
@@ -34,6 +48,33 @@ from lgbench.mbs.system import (
 OK = 0
 DIVERGED = 1
 SINGULAR = 2
+
+
+class RhsWork(NamedTuple):
+    """Preallocated arrays of ``state_accelerations`` (one per integration run, reused every stage)."""
+
+    force: np.ndarray    # (n_bodies, 3) applied forces, global, at the reference points
+    torque: np.ndarray   # (n_bodies, 3) applied torques, body frame
+    rate_map: np.ndarray  # (3, 3) G(theta) of a Tait-Bryan body
+    mass: np.ndarray     # (3, 3) its mass matrix G^T J G, factorised in place
+    piv: np.ndarray      # (3,) pivots of that factorisation
+    rhs: np.ndarray      # (3,) right-hand side, overwritten by the solution
+    rate: np.ndarray     # (nq,) coordinate rates of a stage (``kinematic_rates``)
+    acc: np.ndarray      # (nv,) accelerations of a stage
+
+
+@njit(cache=True)
+def rhs_work(sys):
+    """A fresh ``RhsWork`` for the system."""
+    nb = sys.body_int.shape[0]
+    return RhsWork(np.zeros((nb, 3)), np.zeros((nb, 3)), np.zeros((3, 3)), np.zeros((3, 3)),
+                   np.zeros(3, dtype=np.int64), np.zeros(3), np.zeros(sys.sizes[0]), np.zeros(sys.sizes[1]))
+
+
+@njit(cache=True)
+def _vec3(x, k):
+    """(x[k], x[k+1], x[k+2]) without creating a view."""
+    return x[k], x[k + 1], x[k + 2]
 
 
 @njit(cache=True)
@@ -138,165 +179,275 @@ def translation_rate(sys, i, q, v):
 def update_coordinates(sys, q0, dq, q):
     """UAC(q0, dq) of paper 000 Alg. 1: Lie group nodes compose (eq. 30, App. A.3), others add (eq. 31);
     SE3 nodes: (R0, x0) o exp_SE3(dq) (paper 002 eqs. 11b, 37a)."""
-    for i in range(sys.body_int.shape[0]):
-        form = sys.body_int[i, B_FORM]
-        s = sys.body_int[i, B_QSTART]
-        qr, _ = _rot_start(sys, i)
+    body_int = sys.body_int
+    chain_int = sys.chain_int
+    for i in range(body_int.shape[0]):
+        form = body_int[i, B_FORM]
+        s = body_int[i, B_QSTART]
+        qr = s + 3 if body_int[i, B_KIND] == FREE else s
         if form == SE3:
-            x, psi = compose_se3(q0[s:s + 3], q0[qr:qr + 3], dq[s:s + 6])
-            q[s:s + 3] = x
-            q[qr:qr + 3] = psi
+            _update_se3(q0, dq, q, s, qr)
             continue
         for k in range(s, qr):
             q[k] = q0[k] + dq[k]
         if form == RV:
-            q[qr:qr + 3] = compose_rotation_vectors(q0[qr:qr + 3], dq[qr:qr + 3])
+            q[qr], q[qr + 1], q[qr + 2] = compose_rotation_vectors_tuple(_vec3(q0, qr), _vec3(dq, qr))
         else:
             for k in range(qr, qr + rotation_size(form)):
                 q[k] = q0[k] + dq[k]
-    for j in range(sys.chain_int.shape[0]):
-        k = sys.chain_int[j, C_COORDINATE]
+    for j in range(chain_int.shape[0]):
+        k = chain_int[j, C_COORDINATE]
         q[k] = q0[k] + dq[k]
+
+
+@njit(cache=True)
+def _update_se3(q0, dq, q, s, qr):
+    x, psi = compose_se3(q0[s:s + 3], q0[qr:qr + 3], dq[s:s + 6])
+    q[s:s + 3] = x
+    q[qr:qr + 3] = psi
+
+
+@njit(cache=True)
+def _rates_se3(dq, v, K, s, vs):
+    K[s:s + 6] = tangent_operator_inverse_se3(dq[s:s + 6]) @ v[vs:vs + 6]
 
 
 @njit(cache=True)
 def kinematic_rates(sys, q, dq, v, K):
     """Slopes K of the coordinates: Lie nodes T_exp^{-1}(dq) v (paper 000 eq. 25; T_SE3^{-1} for SE3
     nodes), classical q' = H^{-1} v."""
-    for i in range(sys.body_int.shape[0]):
-        form = sys.body_int[i, B_FORM]
-        s = sys.body_int[i, B_QSTART]
-        vs = sys.body_int[i, B_VSTART]
-        qr, vr = _rot_start(sys, i)
+    body_int = sys.body_int
+    chain_int = sys.chain_int
+    for i in range(body_int.shape[0]):
+        form = body_int[i, B_FORM]
+        s = body_int[i, B_QSTART]
+        vs = body_int[i, B_VSTART]
+        off = 3 if body_int[i, B_KIND] == FREE else 0
+        qr, vr = s + off, vs + off
         if form == SE3:
-            K[s:s + 6] = tangent_operator_inverse_se3(dq[s:s + 6]) @ v[vs:vs + 6]
+            _rates_se3(dq, v, K, s, vs)
             continue
         for k in range(qr - s):
             K[s + k] = v[vs + k]
         if form == RV:
-            w = mat3_vec(tangent_operator_inverse_so3(dq[qr:qr + 3]), v[vr:vr + 3])
-            K[qr:qr + 3] = w
+            K[qr], K[qr + 1], K[qr + 2] = tangent_operator_inverse_so3_apply(_vec3(dq, qr), _vec3(v, vr))
         elif form == RXYZ:
-            K[qr:qr + 3] = v[vr:vr + 3]
+            for k in range(3):
+                K[qr + k] = v[vr + k]
         elif form == EP:
-            K[qr:qr + 4] = v[vr:vr + 4]
+            for k in range(4):
+                K[qr + k] = v[vr + k]
         elif form == F1:
             if abs(math.cos(q[qr + 1])) < SINGULAR_COS_PITCH:
                 return SINGULAR
-            G = body_rate_matrix_rxyz(q[qr:qr + 3])
-            rates, ok = solve_small(G, v[vr:vr + 3].copy())
-            if not ok:
-                return SINGULAR
-            K[qr:qr + 3] = rates
+            K[qr], K[qr + 1], K[qr + 2] = body_rate_inverse_apply_rxyz(_vec3(q, qr), _vec3(v, vr))
         else:
-            L = body_ep_matrix(q[qr:qr + 4])
-            for r in range(4):
-                K[qr + r] = 0.5 * (L[0, r] * v[vr] + L[1, r] * v[vr + 1] + L[2, r] * v[vr + 2])
-    for j in range(sys.chain_int.shape[0]):
-        k = sys.chain_int[j, C_COORDINATE]
+            # e' = L(e)^T omega / 2, L of ``body_ep_matrix`` written out
+            e0, e1, e2, e3 = q[qr], q[qr + 1], q[qr + 2], q[qr + 3]
+            w0, w1, w2 = v[vr], v[vr + 1], v[vr + 2]
+            K[qr] = 0.5 * (-e1 * w0 - e2 * w1 - e3 * w2)
+            K[qr + 1] = 0.5 * (e0 * w0 - e3 * w1 + e2 * w2)
+            K[qr + 2] = 0.5 * (e3 * w0 + e0 * w1 - e1 * w2)
+            K[qr + 3] = 0.5 * (-e2 * w0 + e1 * w1 + e0 * w2)
+    for j in range(chain_int.shape[0]):
+        k = chain_int[j, C_COORDINATE]
         K[k] = v[k]
     return OK
 
 
 @njit(cache=True)
+def to_body_frame(form, q, qr, x):
+    """R(rho)^T x as a tuple for the rotation coordinates q[qr:...] of a body of formulation ``form``."""
+    if form == RV or form == SE3:
+        return exp_so3_transpose_apply(_vec3(q, qr), x)
+    if form == RXYZ or form == F1:
+        return rotation_rxyz_transpose_apply(_vec3(q, qr), x)
+    return rotation_ep_transpose_apply((q[qr], q[qr + 1], q[qr + 2], q[qr + 3]), x)
+
+
+@njit(cache=True)
 def applied_loads(sys, q, v, t, force, torque):
     """Accumulate applied forces (global, at the reference point) and torques (body frame) per body."""
-    force[:] = 0.0
-    torque[:] = 0.0
-    for k in range(sys.force_int.shape[0]):
-        ftype = sys.force_int[k, F_TYPE]
-        i = sys.force_int[k, F_BODY]
-        p = sys.force_real[k]
-        form = sys.body_int[i, B_FORM]
-        qr, _ = _rot_start(sys, i)
-        R = rotation_matrix(form, q[qr:qr + rotation_size(form)])
+    body_int = sys.body_int
+    body_real = sys.body_real
+    force_int = sys.force_int
+    force_real = sys.force_real
+    for i in range(force.shape[0]):
+        for j in range(3):
+            force[i, j] = 0.0
+            torque[i, j] = 0.0
+    for k in range(force_int.shape[0]):
+        ftype = force_int[k, F_TYPE]
+        i = force_int[k, F_BODY]
+        form = body_int[i, B_FORM]
+        qr = body_int[i, B_QSTART] + (3 if body_int[i, B_KIND] == FREE else 0)
         if ftype == GRAVITY:
-            m = sys.body_real[i, B_MASS]
-            fg = np.empty(3)
-            fg[0], fg[1], fg[2] = m * p[0], m * p[1], m * p[2]
-            com = sys.body_real[i, B_COM:B_COM + 3]
-            if sys.body_int[i, B_KIND] == FREE:
-                force[i] += fg
-            torque[i] += cross(com, mat3t_vec(R, fg))
-        elif ftype == BODY_TORQUE:
-            torque[i] += p[0:3]
-        elif ftype == GLOBAL_TORQUE:
-            torque[i] += mat3t_vec(R, p[0:3])
-        elif ftype == JOINT_PD:
-            other = sys.force_int[k, F_OTHER]
-            tau, axis = joint_pd_torque(sys, k, q, v, t)
-            torque[i] += mat3t_vec(R, tau * axis)
-            if other != GROUND:
-                R1, _ = body_pose(sys, other, q)
-                torque[other] -= mat3t_vec(R1, tau * axis)
-        elif ftype == RAMP_BODY_TORQUE:
-            factor = 1.0 if p[3] <= 0.0 else min(t / p[3], 1.0)
-            torque[i] += factor * p[0:3]
-        elif ftype == EP_NORM_RATE_TORQUE and form == EP:
-            _, vr = _rot_start(sys, i)
-            e = q[qr:qr + 4]
-            e_rate = v[vr:vr + 4]
-            J = sys.body_real[i, B_INERTIA:B_INERTIA + 9].reshape(3, 3)
-            norm_rate = e[0] * e_rate[0] + e[1] * e_rate[1] + e[2] * e_rate[2] + e[3] * e_rate[3]
-            torque[i] -= 2.0 * norm_rate * mat3_vec(J, angular_velocity(form, e, e_rate))
-        elif ftype == POINT_SPRING_DAMPER:
-            position, velocity = body_point_motion(sys, i, q, v, p[6:9])
-            f = np.empty(3)
-            for k in range(3):
-                f[k] = -p[k] * (position[k] - p[9 + k]) - p[3 + k] * velocity[k]
-            if sys.body_int[i, B_KIND] == FREE:
-                force[i] += f
-            torque[i] += cross(p[6:9], mat3t_vec(R, f))
-        elif ftype == MANUFACTURED_LOAD:
-            f, couple = manufactured_load(sys.body_real[i, B_MASS],
-                                          sys.body_real[i, B_INERTIA:B_INERTIA + 9].reshape(3, 3), p, t)
+            m = body_real[i, B_MASS]
+            fg = (m * force_real[k, 0], m * force_real[k, 1], m * force_real[k, 2])
+            if body_int[i, B_KIND] == FREE:
+                for j in range(3):
+                    force[i, j] += fg[j]
+            b0, b1, b2 = to_body_frame(form, q, qr, fg)
+            c0, c1, c2 = body_real[i, B_COM], body_real[i, B_COM + 1], body_real[i, B_COM + 2]
+            torque[i, 0] += c1 * b2 - c2 * b1
+            torque[i, 1] += c2 * b0 - c0 * b2
+            torque[i, 2] += c0 * b1 - c1 * b0
+            continue
+        if ftype == BODY_TORQUE:
+            for j in range(3):
+                torque[i, j] += force_real[k, j]
+            continue
+        if ftype == GLOBAL_TORQUE:
+            b0, b1, b2 = to_body_frame(form, q, qr, (force_real[k, 0], force_real[k, 1], force_real[k, 2]))
+            torque[i, 0] += b0
+            torque[i, 1] += b1
+            torque[i, 2] += b2
+            continue
+        other_load(sys, k, q, v, t, force, torque)
+
+
+@njit(cache=True)
+def other_load(sys, k, q, v, t, force, torque):
+    """Force element k of the types that need matrices (PD controllers, springs, ramps, manufactured
+    loads); kept out of ``applied_loads`` so that its frame stays small for gravity and torques."""
+    ftype = sys.force_int[k, F_TYPE]
+    i = sys.force_int[k, F_BODY]
+    p = sys.force_real[k]
+    form = sys.body_int[i, B_FORM]
+    qr, _ = _rot_start(sys, i)
+    r = q[qr:qr + rotation_size(form)]
+    if ftype == JOINT_PD:
+        R = rotation_matrix(form, r)
+        other = sys.force_int[k, F_OTHER]
+        tau, axis = joint_pd_torque(sys, k, q, v, t)
+        torque[i] += mat3t_vec(R, tau * axis)
+        if other != GROUND:
+            R1, _ = body_pose(sys, other, q)
+            torque[other] -= mat3t_vec(R1, tau * axis)
+    elif ftype == RAMP_BODY_TORQUE:
+        factor = 1.0 if p[3] <= 0.0 else min(t / p[3], 1.0)
+        torque[i] += factor * p[0:3]
+    elif ftype == EP_NORM_RATE_TORQUE and form == EP:
+        _, vr = _rot_start(sys, i)
+        e = q[qr:qr + 4]
+        e_rate = v[vr:vr + 4]
+        J = sys.body_real[i, B_INERTIA:B_INERTIA + 9].reshape(3, 3)
+        norm_rate = e[0] * e_rate[0] + e[1] * e_rate[1] + e[2] * e_rate[2] + e[3] * e_rate[3]
+        torque[i] -= 2.0 * norm_rate * mat3_vec(J, angular_velocity(form, e, e_rate))
+    elif ftype == POINT_SPRING_DAMPER:
+        R = rotation_matrix(form, r)
+        position, velocity = body_point_motion(sys, i, q, v, p[6:9])
+        f = np.empty(3)
+        for j in range(3):
+            f[j] = -p[j] * (position[j] - p[9 + j]) - p[3 + j] * velocity[j]
+        if sys.body_int[i, B_KIND] == FREE:
             force[i] += f
-            torque[i] += mat3t_vec(R, couple)
+        torque[i] += cross(p[6:9], mat3t_vec(R, f))
+    elif ftype == MANUFACTURED_LOAD:
+        R = rotation_matrix(form, r)
+        f, couple = manufactured_load(sys.body_real[i, B_MASS],
+                                      sys.body_real[i, B_INERTIA:B_INERTIA + 9].reshape(3, 3), p, t)
+        force[i] += f
+        torque[i] += mat3t_vec(R, couple)
 
 
 @njit(cache=True)
 def accelerations(sys, q, v, t, force, torque, a):
-    """v' = M^{-1} g(q, v, t) for unconstrained systems (paper 000 eqs. 11, 14, 32).
+    """``state_accelerations`` with the given force/torque arrays and fresh small work arrays."""
+    work = RhsWork(force, torque, np.zeros((3, 3)), np.zeros((3, 3)), np.zeros(3, dtype=np.int64), np.zeros(3),
+                   np.zeros(0), np.zeros(0))
+    return state_accelerations(sys, q, v, t, work, a)
+
+
+@njit(cache=True)
+def state_accelerations(sys, q, v, t, work, a):
+    """v' = M^{-1} g(q, v, t) for unconstrained systems (paper 000 eqs. 11, 14, 32); ``work`` is an ``RhsWork``.
 
     RV, F1, EP-F1: J omega' = tau - omega x J omega. Rxyz (formulation 2):
     G^T J G theta'' = G^T (tau - omega x J omega - J G' theta'), solved with the q-dependent mass matrix.
     SE3: m U' = R^T f - m omega x U (paper 002 eq. 22b).
     """
+    force = work.force
+    torque = work.torque
     applied_loads(sys, q, v, t, force, torque)
-    for i in range(sys.body_int.shape[0]):
-        form = sys.body_int[i, B_FORM]
-        vs = sys.body_int[i, B_VSTART]
-        qr, vr = _rot_start(sys, i)
-        if sys.body_int[i, B_KIND] == FREE:
-            m = sys.body_real[i, B_MASS]
+    body_int = sys.body_int
+    body_real = sys.body_real
+    for i in range(body_int.shape[0]):
+        form = body_int[i, B_FORM]
+        vs = body_int[i, B_VSTART]
+        off = 3 if body_int[i, B_KIND] == FREE else 0
+        qr, vr = body_int[i, B_QSTART] + off, vs + off
+        if off == 3:
+            m = body_real[i, B_MASS]
             if form == SE3:
-                R = exp_so3(q[qr:qr + 3])
-                a[vs:vs + 3] = mat3t_vec(R, force[i]) / m - cross(v[vr:vr + 3], v[vs:vs + 3])
+                _translation_se3(q, v, force[i], m, qr, vr, vs, a)
             else:
                 for k in range(3):
                     a[vs + k] = force[i, k] / m
-        J = sys.body_real[i, B_INERTIA:B_INERTIA + 9].reshape(3, 3)
         if form == RXYZ:
-            theta = q[qr:qr + 3]
-            if abs(math.cos(theta[1])) < SINGULAR_COS_PITCH:
+            if abs(math.cos(q[qr + 1])) < SINGULAR_COS_PITCH:
                 return SINGULAR
-            G = body_rate_matrix_rxyz(theta)
-            rates = v[vr:vr + 3]
-            omega = mat3_vec(G, rates)
-            Gd = body_rate_matrix_dot_rxyz(theta, rates)
-            rhs = torque[i] - cross(omega, mat3_vec(J, omega)) - mat3_vec(J, mat3_vec(Gd, rates))
-            M = G.T @ J @ G
-            acc, ok = solve_small(M, mat3t_vec(G, rhs))
-            if not ok:
+            tau = (torque[i, 0], torque[i, 1], torque[i, 2])
+            if not tait_bryan_accelerations(body_real, i, _vec3(q, qr), _vec3(v, vr), tau, work):
                 return SINGULAR
-            a[vr:vr + 3] = acc
+            a[vr], a[vr + 1], a[vr + 2] = _vec3(work.rhs, 0)
         else:
-            omega = v[vr:vr + 3]
-            Jinv = sys.body_real[i, B_INERTIA_INV:B_INERTIA_INV + 9].reshape(3, 3)
-            a[vr:vr + 3] = mat3_vec(Jinv, torque[i] - cross(omega, mat3_vec(J, omega)))
+            J = B_INERTIA
+            Ji = B_INERTIA_INV
+            w0, w1, w2 = v[vr], v[vr + 1], v[vr + 2]
+            h0 = body_real[i, J] * w0 + body_real[i, J + 1] * w1 + body_real[i, J + 2] * w2
+            h1 = body_real[i, J + 3] * w0 + body_real[i, J + 4] * w1 + body_real[i, J + 5] * w2
+            h2 = body_real[i, J + 6] * w0 + body_real[i, J + 7] * w1 + body_real[i, J + 8] * w2
+            g0 = torque[i, 0] - (w1 * h2 - w2 * h1)
+            g1 = torque[i, 1] - (w2 * h0 - w0 * h2)
+            g2 = torque[i, 2] - (w0 * h1 - w1 * h0)
+            a[vr] = body_real[i, Ji] * g0 + body_real[i, Ji + 1] * g1 + body_real[i, Ji + 2] * g2
+            a[vr + 1] = body_real[i, Ji + 3] * g0 + body_real[i, Ji + 4] * g1 + body_real[i, Ji + 5] * g2
+            a[vr + 2] = body_real[i, Ji + 6] * g0 + body_real[i, Ji + 7] * g1 + body_real[i, Ji + 8] * g2
     if sys.chain_int.shape[0] > 0:
         chain_accelerations(sys, q, v, t, a)
     return OK
+
+
+@njit(cache=True)
+def _translation_se3(q, v, f, m, qr, vr, vs, a):
+    """U' = R^T f / m - omega x U of an SE3 node (paper 002 eq. 22b)."""
+    R = exp_so3(q[qr:qr + 3])
+    a[vs:vs + 3] = mat3t_vec(R, f) / m - cross(v[vr:vr + 3], v[vs:vs + 3])
+
+
+@njit(cache=True)
+def tait_bryan_accelerations(body_real, i, theta, rates, tau, work):
+    """theta'' of Tait-Bryan body i (paper 000 eq. 14) into ``work.rhs``: forms G^T J G and factorises it
+    (in ``work``), as formulation 2 does every stage; returns False if the mass matrix is singular.
+    theta, rates, tau are 3-tuples."""
+    J = body_real[i, B_INERTIA:B_INERTIA + 9]
+    G = work.rate_map
+    body_rate_matrix_rxyz_into(theta, G)
+    o0 = G[0, 0] * rates[0] + G[0, 1] * rates[1] + G[0, 2] * rates[2]
+    o1 = G[1, 0] * rates[0] + G[1, 1] * rates[1] + G[1, 2] * rates[2]
+    o2 = G[2, 0] * rates[0] + G[2, 1] * rates[1] + G[2, 2] * rates[2]
+    h0 = J[0] * o0 + J[1] * o1 + J[2] * o2
+    h1 = J[3] * o0 + J[4] * o1 + J[5] * o2
+    h2 = J[6] * o0 + J[7] * o1 + J[8] * o2
+    d0, d1, d2 = body_rate_dot_apply_rxyz(theta, rates)
+    r0 = tau[0] - (o1 * h2 - o2 * h1) - (J[0] * d0 + J[1] * d1 + J[2] * d2)
+    r1 = tau[1] - (o2 * h0 - o0 * h2) - (J[3] * d0 + J[4] * d1 + J[5] * d2)
+    r2 = tau[2] - (o0 * h1 - o1 * h0) - (J[6] * d0 + J[7] * d1 + J[8] * d2)
+    M = work.mass
+    for r in range(3):
+        for c in range(3):
+            acc = 0.0
+            for k in range(3):
+                acc += (G[0, r] * J[k] + G[1, r] * J[3 + k] + G[2, r] * J[6 + k]) * G[k, c]
+            M[r, c] = acc
+    b = work.rhs
+    for r in range(3):
+        b[r] = G[0, r] * r0 + G[1, r] * r1 + G[2, r] * r2
+    if not lu_factor(M, work.piv):
+        return False
+    lu_solve(M, work.piv, b)
+    return True
 
 
 @njit(cache=True)

@@ -1,0 +1,113 @@
+"""The allocation-free kernels of the explicit right-hand side (lgbench/lie/*_apply, kernels.RhsWork).
+
+Each vector kernel is checked against the matrix it replaces (to a few ulps), and a whole explicit
+integration is checked to allocate a fixed number of arrays, independent of the number of steps.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lgbench.lie.euler_parameters import ep_from_rotation_vector, rotation_ep_transpose_apply, rotation_matrix_ep
+from lgbench.lie.so3 import (
+    compose_rotation_vectors, compose_rotation_vectors_tuple, exp_so3, exp_so3_apply, exp_so3_transpose_apply,
+    tangent_operator_inverse_so3, tangent_operator_inverse_so3_apply,
+)
+from lgbench.lie.tait_bryan import (
+    body_rate_dot_apply_rxyz, body_rate_inverse_apply_rxyz, body_rate_matrix_dot_rxyz, body_rate_matrix_rxyz,
+    rotation_matrix_rxyz, rotation_rxyz_transpose_apply,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+EPS = np.finfo(float).eps
+RNG = np.random.default_rng(7)
+# rotation vectors from 1e-9 to 3 rad, both sides of the Taylor thresholds 1e-4 and 1e-2
+ANGLES = [1e-9, 5e-5, 2e-4, 5e-3, 2e-2, 0.7, 3.0]
+
+
+def _vectors():
+    for angle in ANGLES:
+        axis = RNG.normal(size=3)
+        yield angle * axis / np.linalg.norm(axis), RNG.normal(size=3)
+
+
+@pytest.mark.parametrize("psi, w", list(_vectors()))
+def test_so3_vector_kernels_match_their_matrices(psi, w):
+    scale = 8 * EPS * np.linalg.norm(w)
+    np.testing.assert_allclose(exp_so3_apply(psi, w), exp_so3(psi) @ w, rtol=0, atol=scale)
+    np.testing.assert_allclose(exp_so3_transpose_apply(psi, w), exp_so3(psi).T @ w, rtol=0, atol=scale)
+    np.testing.assert_allclose(tangent_operator_inverse_so3_apply(psi, w), tangent_operator_inverse_so3(psi) @ w,
+                               rtol=0, atol=scale * (1 + np.linalg.norm(psi) ** 2))
+
+
+def test_compose_tuple_equals_compose_for_array_and_tuple_arguments():
+    for psi0, dpsi in _vectors():
+        expected = compose_rotation_vectors(psi0, dpsi)
+        np.testing.assert_array_equal(compose_rotation_vectors_tuple(psi0, dpsi), expected)
+        np.testing.assert_array_equal(compose_rotation_vectors_tuple(tuple(psi0), tuple(dpsi)), expected)
+
+
+@pytest.mark.parametrize("theta", [np.array([0.3, -1.2, 2.5]), np.array([-2.0, 1.5, 0.1]), np.zeros(3)])
+def test_tait_bryan_vector_kernels_match_their_matrices(theta):
+    x = RNG.normal(size=3)
+    rates = RNG.normal(size=3)
+    np.testing.assert_allclose(rotation_rxyz_transpose_apply(theta, x), rotation_matrix_rxyz(theta).T @ x,
+                               rtol=0, atol=8 * EPS * np.linalg.norm(x))
+    G = body_rate_matrix_rxyz(theta)
+    np.testing.assert_allclose(G @ np.array(body_rate_inverse_apply_rxyz(theta, x)), x, rtol=0,
+                               atol=8 * EPS * np.linalg.norm(x) / abs(np.cos(theta[1])))
+    np.testing.assert_allclose(body_rate_dot_apply_rxyz(theta, rates), body_rate_matrix_dot_rxyz(theta, rates) @ rates,
+                               rtol=0, atol=8 * EPS * np.linalg.norm(rates) ** 2)
+
+
+def test_euler_parameter_transpose_apply_normalises_like_the_kernels():
+    e = 1.3 * ep_from_rotation_vector(np.array([0.4, -0.9, 1.7]))   # not unit: the kernel normalises
+    x = RNG.normal(size=3)
+    np.testing.assert_allclose(rotation_ep_transpose_apply(e, x), rotation_matrix_ep(e / np.linalg.norm(e)).T @ x,
+                               rtol=0, atol=8 * EPS * np.linalg.norm(x))
+
+
+ALLOCATIONS = r"""
+import json, sys
+import numpy as np
+from numba.core.runtime import rtsys
+from lgbench.integrators.explicit import integrate_explicit
+from lgbench.integrators.tableaus import TABLEAUS
+from lgbench.models import MODELS
+
+out = {}
+for formulation in ("RV", "Rxyz", "F1", "EP-F1"):
+    built = MODELS["heavy_top"].build(formulation, MODELS["heavy_top"].defaults)
+    tab = TABLEAUS[sys.argv[1]]
+    counts = []
+    for steps in (10, 1000):
+        q, v = built.q0.copy(), built.v0.copy()
+        args = (built.system, tab.A, tab.B, tab.C, q, v, 0.0, steps * 1e-5, 1e-5, np.zeros(0), np.zeros((0, q.size)),
+                np.zeros((0, v.size)))
+        integrate_explicit(*args)          # compile or load before counting
+        q[:], v[:] = built.q0, built.v0
+        before = rtsys.get_allocation_stats().alloc
+        code, done, _ = integrate_explicit(*args)
+        assert code == 0 and done == steps
+        counts.append(rtsys.get_allocation_stats().alloc - before)
+    out[formulation] = counts
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("tableau", ["RK44", "RK67"])
+def test_explicit_heavy_top_step_allocates_nothing(tableau):
+    """NRT allocation count of a whole run is the same for 10 and 1000 steps (only the setup allocates)."""
+    env = dict(os.environ, NUMBA_NRT_STATS="1", PYTHONPATH=str(ROOT))
+    run = subprocess.run([sys.executable, "-c", ALLOCATIONS, tableau], env=env, capture_output=True, text=True,
+                         timeout=900, cwd=ROOT)
+    assert run.returncode == 0, run.stderr[-2000:]
+    counts = json.loads(run.stdout.strip().splitlines()[-1])
+    for formulation, (few, many) in counts.items():
+        assert many == few, f"{formulation}: {few} allocations for 10 steps, {many} for 1000"
