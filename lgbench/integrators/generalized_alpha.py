@@ -689,6 +689,18 @@ def _norm2(x):
 
 
 @njit(cache=True)
+def record_constraint_maxima(sys, v, w, stats):
+    """Raise the running maxima of ||Phi|| and ||B v|| in ``stats`` by the converged step's values
+    (``w.phi`` and the constraint Jacobian of the last iteration, banded or dense)."""
+    if w.band.active:
+        constraint_velocity(sys, w.band.row_bodies, w.Cb, v, w.bv)
+    else:
+        w.bv[:] = w.C @ v
+    stats[ST_MAX_PHI] = max(stats[ST_MAX_PHI], _norm2(w.phi))
+    stats[ST_MAX_BV] = max(stats[ST_MAX_BV], _norm2(w.bv))
+
+
+@njit(cache=True)
 def integrate_implicit(sys, method, opts, q, v, vd, a_alg, lam, t0, t_end, h, sample_times,
                        q_samples, v_samples, lam_samples, w, stats):
     """Fixed-step generalized-alpha from t0 to t_end (last step shortened if needed), in place.
@@ -710,12 +722,7 @@ def integrate_implicit(sys, method, opts, q, v, vd, a_alg, lam, t0, t_end, h, sa
         steps += 1
         stats[ST_STEPS] += 1
         t = step_end_time(t0, t_end, h, n, total)
-        if w.band.active:
-            constraint_velocity(sys, w.band.row_bodies, w.Cb, v, w.bv)
-        else:
-            w.bv[:] = w.C @ v
-        stats[ST_MAX_PHI] = max(stats[ST_MAX_PHI], _norm2(w.phi))
-        stats[ST_MAX_BV] = max(stats[ST_MAX_BV], _norm2(w.bv))
+        record_constraint_maxima(sys, v, w, stats)
         next_sample = record_due_samples(sample_times, next_sample, t, h, q, v, lam, q_samples, v_samples,
                                          lam_samples)
     return OK, steps, t

@@ -257,9 +257,7 @@ def integrate_hht(sys, method, opts, q, v, a, lam, t0, t_end, h, sample_times, q
         steps += 1
         stats[ga.ST_STEPS] += 1
         t = step_end_time(t0, t_end, h, n, total)
-        bv = w.C @ v
-        stats[ga.ST_MAX_PHI] = max(stats[ga.ST_MAX_PHI], math.sqrt(np.sum(w.phi ** 2)))
-        stats[ga.ST_MAX_BV] = max(stats[ga.ST_MAX_BV], math.sqrt(np.sum(bv ** 2)))
+        ga.record_constraint_maxima(sys, v, w, stats)
         next_sample = record_due_samples(sample_times, next_sample, t, h, q, v, lam, q_samples, v_samples,
                                          lam_samples)
     return OK, steps, t
