@@ -171,10 +171,7 @@ def check(results_dir: Annotated[Path, typer.Argument(metavar="RESULTS_DIR", hel
         raise InputError("no runs.csv here: not a result folder (run 'lgbench run STUDY.yaml' first)",
                          file=str(results_dir))
     runs = read_frame(store.runs_path)
-    errors = read_frame(store.errors_path) if store.errors_path.exists() else None
-    if errors is None or errors.empty:
-        import pandas as pd
-        errors = pd.DataFrame(columns=["run_id", "quantity", "measure", "value"])
+    errors = store.errors_frame()
     if not study.expectations:
         raise InputError("the study states no expectations to check", file=str(study_file or results_dir / STUDY_COPY),
                          field="expectations")

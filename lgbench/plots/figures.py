@@ -8,7 +8,7 @@ from lgbench.plots import convergence as figures_of
 from lgbench.plots.style import FORMATS, Styles
 from lgbench.plots.time_series import draw_reference_series, draw_series_plots
 from lgbench.runner.convergence import error_table, implicit_runs, with_variants
-from lgbench.store import read_frame
+from lgbench.store import ResultStore
 
 KINDS = ("convergence", "work_precision", "cpu_time", "newton_iterations", "reference", "series", "trajectory")
 """Figure kinds: error vs h with slopes; error vs CPU; CPU vs h; Newton iterations per step vs h; the
@@ -24,21 +24,14 @@ def draw_figures(results_dir: str | Path, kinds: list[str] | None = None, fmt: s
             raise InputError(f"unknown figure kind '{kind}'", field="--kind", allowed=list(KINDS))
     if fmt not in FORMATS:
         raise InputError(f"unknown format '{fmt}'", field="--format", allowed=list(FORMATS))
-    runs_path = results_dir / "runs.csv"
-    if not runs_path.exists():
-        raise InputError("no runs.csv here: not a result folder (run 'lgbench run STUDY.yaml' first)",
-                         file=str(results_dir))
-    runs = read_frame(runs_path)
-    if runs.empty:
-        raise InputError("runs.csv has no complete rows yet", file=str(runs_path))
-    runs = with_variants(runs.drop_duplicates("run_id", keep="last"))
-    errors_path = results_dir / "errors.csv"
-    errors = read_frame(errors_path) if errors_path.exists() else None
+    store = ResultStore(results_dir)
+    runs = with_variants(store.runs_frame())
+    errors = store.errors_frame()
     figures = results_dir / "figures"
     figures.mkdir(parents=True, exist_ok=True)
     styles = Styles(list(dict.fromkeys(runs["formulation"])), list(dict.fromkeys(runs["integrator"])))
     paths = []
-    if errors is not None and not errors.empty and {"convergence", "work_precision"} & set(kinds):
+    if not errors.empty and {"convergence", "work_precision"} & set(kinds):
         pairs = list(dict.fromkeys(zip(errors["quantity"], errors["measure"])))
         for quantity, measure in pairs:
             several = sum(q == quantity for q, _ in pairs) > 1

@@ -10,7 +10,7 @@ from typing import Any
 from lgbench.exceptions import InputError
 from lgbench.runner.convergence import method_label, with_variants
 from lgbench.runner.provenance import METADATA
-from lgbench.store import ERROR_COLUMNS, ResultStore, read_frame
+from lgbench.store import ResultStore
 
 REQUIRED_COLUMNS = ["run_id", "formulation", "integrator", "h", "status"]
 """The runs.csv columns a report needs; the others (model, t_end, cpu_s, statistics) are optional."""
@@ -25,25 +25,15 @@ class ResultFolder:
 
         self.path = Path(path)
         store = ResultStore(self.path)
-        if not store.runs_path.exists():
-            raise InputError("no runs.csv here: not a result folder (run 'lgbench run STUDY.yaml' first)",
-                             file=str(self.path))
-        raw = read_frame(store.runs_path)
-        if raw.empty:
-            raise InputError("runs.csv has no complete rows yet", file=str(store.runs_path))
-        missing = [column for column in REQUIRED_COLUMNS if column not in raw.columns]
+        self.raw_runs = store.runs_frame()
+        missing = [column for column in REQUIRED_COLUMNS if column not in self.raw_runs.columns]
         if missing:
             raise InputError(f"runs.csv lacks the column(s) {', '.join(missing)}", file=str(store.runs_path),
                              allowed=REQUIRED_COLUMNS)
-        self.raw_runs = raw.drop_duplicates("run_id", keep="last")
         self.runs = with_variants(self.raw_runs)
         self.runs = self.runs.assign(method=[method_label(f, i) for f, i in
                                              zip(self.runs["formulation"], self.runs["integrator"])])
-        errors = read_frame(store.errors_path) if store.errors_path.exists() else None
-        if errors is None or errors.empty:
-            import pandas as pd
-            errors = pd.DataFrame(columns=ERROR_COLUMNS)
-        self.errors = errors
+        self.errors = store.errors_frame()
         study_path = self.path / STUDY_COPY
         self.study = load_study(study_path) if study_path.exists() else None
         self.metadata = _metadata(self.path / METADATA)

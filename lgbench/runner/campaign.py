@@ -9,7 +9,6 @@ caches and memory bandwidth (docs/studies.md, "Parallel runs and timing").
 """
 from __future__ import annotations
 
-import csv
 import subprocess
 import sys
 import time
@@ -119,11 +118,11 @@ def write_report_index(outcomes: list[StudyOutcome], path: Path) -> list[Path]:
 
 def study_cpu_seconds(out: Path) -> tuple[float, float]:
     """(CPU seconds of the grid runs, CPU seconds of the reference) from runs.csv and reference.csv."""
+    from lgbench.store import read_frame
+
     def total(path: Path) -> float:
-        if not path.exists():
-            return 0.0
-        with open(path, newline="", encoding="utf-8") as handle:
-            return sum(float(row.get("cpu_s") or 0.0) for row in csv.DictReader(handle))
+        frame = read_frame(path) if path.exists() else None
+        return 0.0 if frame is None or frame.empty else float(frame["cpu_s"].fillna(0.0).sum())
     return total(out / "runs.csv"), total(out / "reference.csv")
 
 

@@ -146,6 +146,27 @@ class ResultStore:
     def errors(self) -> list[dict[str, str]]:
         return read_rows(self.errors_path)
 
+    def runs_frame(self):
+        """runs.csv as a DataFrame, one row per run_id (the last wins); one-line InputError if the
+        folder has no runs.csv or no complete row yet."""
+        from lgbench.exceptions import InputError
+
+        if not self.runs_path.exists():
+            raise InputError("no runs.csv here: not a result folder (run 'lgbench run STUDY.yaml' first)",
+                             file=str(self.directory))
+        runs = read_frame(self.runs_path)
+        if runs.empty:
+            raise InputError("runs.csv has no complete rows yet", file=str(self.runs_path))
+        return runs.drop_duplicates("run_id", keep="last")
+
+    def errors_frame(self):
+        """errors.csv as a DataFrame; an empty one with ERROR_COLUMNS if there is none yet."""
+        errors = read_frame(self.errors_path) if self.errors_path.exists() else None
+        if errors is None or errors.empty:
+            import pandas as pd
+            errors = pd.DataFrame(columns=ERROR_COLUMNS)
+        return errors
+
     def finished_runs(self) -> dict[str, dict[str, str]]:
         """Rows of runs.csv by run_id (the last row wins)."""
         return {row["run_id"]: row for row in self.runs()}
