@@ -17,7 +17,7 @@ from numba import njit
 from lgbench.integrators.explicit import combine_stages, rk_stages
 from lgbench.integrators.interface import DIVERGED, OK, Integration
 from lgbench.integrators.stepping import SAMPLE_TOLERANCE, record_due_samples
-from lgbench.mbs.kernels import all_finite, rhs_work
+from lgbench.mbs.kernels import all_finite, is_rigid_body_system, rhs_work
 
 # statistics vector layout
 ST_ACCEPTED, ST_REJECTED, ST_FORCED, ST_H_MIN, ST_H_MAX = range(5)
@@ -60,6 +60,7 @@ def integrate_explicit_adaptive(sys, A, B, C, E, embedded_order, q, v, t0, t_end
     q_hat = np.zeros(nq)
     v_hat = np.zeros(nv)
     work = rhs_work(sys)
+    rigid = is_rigid_body_system(sys)
     exponent = 1.0 / (embedded_order + 1.0)
     stats[ST_H_MIN] = np.inf
     no_lam = np.zeros(0)
@@ -78,11 +79,11 @@ def integrate_explicit_adaptive(sys, A, B, C, E, embedded_order, q, v, t0, t_end
             target = sample_times[next_sample]
         step = min(h, target - t)
         hits_target = step == target - t
-        status = rk_stages(sys, A, C, q, v, t, step, Ks, ks, dq, qs, vs, work)
+        status = rk_stages(sys, rigid, A, C, q, v, t, step, Ks, ks, dq, qs, vs, work)
         if status != OK:
             return status, accepted, t
-        combine_stages(sys, B, q, v, step, Ks, ks, dq, q1, v1)
-        combine_stages(sys, E, q, v, step, Ks, ks, dq, q_hat, v_hat)
+        combine_stages(sys, rigid, B, q, v, step, Ks, ks, dq, q1, v1, work)
+        combine_stages(sys, rigid, E, q, v, step, Ks, ks, dq, q_hat, v_hat, work)
         if not (all_finite(q1) and all_finite(v1)):
             err = np.inf
         else:

@@ -12,73 +12,91 @@ from numba import njit
 from lgbench.exceptions import InputError
 from lgbench.integrators.interface import Integration
 
-from lgbench.integrators.stepping import record_due_samples, step_end_time, step_plan
+from lgbench.mbs.borrowed import borrowed
+from lgbench.integrators.stepping import is_due, record_due_samples, step_end_time, step_plan
 from lgbench.mbs.kernels import (
-    DIVERGED, OK, all_finite, kinematic_rates, rhs_work, state_accelerations, update_coordinates,
+    DIVERGED, OK, all_finite, is_rigid_body_system, kinematic_rates, rhs_work, rigid_base_rotations,
+    rigid_body_stage, rigid_stage_coordinates, state_accelerations, update_coordinates,
 )
 
 
-@njit(cache=True)
-def rk_stages(sys, A, C, q, v, t, h, Ks, ks, dq, qs, vs, work):
+@njit(inline="always")
+def rk_stages(sys, rigid, A, C, q, v, t, h, Ks, ks, dq, qs, vs, work):
     """Stage slopes of one step (paper 000 Alg. 2/3): Ks[i] = coordinate rates, ks[i] = accelerations.
 
-    dq, qs, vs and ``work`` (an ``RhsWork``) are preallocated scratch arrays: a stage allocates nothing."""
+    dq, qs, vs and ``work`` (an ``RhsWork``) are preallocated scratch arrays: a stage allocates nothing.
+    ``rigid`` (``is_rigid_body_system``) selects ``rigid_body_stage``, which takes the arrays one by one;
+    otherwise the stage calls the general kernels with the ``SystemArrays`` tuple."""
     s = C.shape[0]
     nq = q.shape[0]
     nv = v.shape[0]
+    body_int, body_real, force_int, force_real = sys.body_int, sys.body_real, sys.force_int, sys.force_real
+    force, torque, rate_map, mass, piv, rhs = work.force, work.torque, work.rate_map, work.mass, work.piv, work.rhs
+    rate, acc, base, rotation = work.rate, work.acc, work.base, work.rotation
+    if rigid:
+        rigid_base_rotations(body_int, q, base)
     for i in range(s):
         for k in range(nq):
-            acc = 0.0
+            total = 0.0
             for j in range(i):
-                acc += A[i, j] * Ks[j, k]
-            dq[k] = h * acc
+                total += A[i, j] * Ks[j, k]
+            dq[k] = h * total
         for k in range(nv):
-            acc = 0.0
+            total = 0.0
             for j in range(i):
-                acc += A[i, j] * ks[j, k]
-            vs[k] = v[k] + h * acc
-        update_coordinates(sys, q, dq, qs)
-        status = kinematic_rates(sys, qs, dq, vs, work.rate)
-        if status != OK:
-            return status
-        status = state_accelerations(sys, qs, vs, t + C[i] * h, work, work.acc)
+                total += A[i, j] * ks[j, k]
+            vs[k] = v[k] + h * total
+        if rigid:
+            status = rigid_body_stage(body_int, body_real, force_int, force_real, base, q, dq, vs, qs, rate, rotation,
+                                      force, torque, rate_map, mass, piv, rhs, acc)
+        else:
+            update_coordinates(sys, q, dq, qs)
+            status = kinematic_rates(sys, qs, dq, vs, rate)
+            if status == OK:
+                status = state_accelerations(sys, qs, vs, t + C[i] * h, work, acc)
         if status != OK:
             return status
         for k in range(nq):
-            Ks[i, k] = work.rate[k]
+            Ks[i, k] = rate[k]
         for k in range(nv):
-            ks[i, k] = work.acc[k]
+            ks[i, k] = acc[k]
     return OK
 
 
-@njit(cache=True)
-def combine_stages(sys, weights, q, v, h, Ks, ks, dq, q_out, v_out):
-    """q_out = UAC(q, h sum_j w_j K_j), v_out = v + h sum_j w_j k_j (weights B, or embedded E)."""
+@njit(inline="always")
+def combine_stages(sys, rigid, weights, q, v, h, Ks, ks, dq, q_out, v_out, work):
+    """q_out = UAC(q, h sum_j w_j K_j), v_out = v + h sum_j w_j k_j (weights B, or embedded E); a rigid-body
+    system composes from the Euler parameters of q left in ``work.base`` by ``rk_stages``."""
     s = weights.shape[0]
     for k in range(q.shape[0]):
-        acc = 0.0
+        total = 0.0
         for j in range(s):
-            acc += weights[j] * Ks[j, k]
-        dq[k] = h * acc
+            total += weights[j] * Ks[j, k]
+        dq[k] = h * total
     for k in range(v.shape[0]):
-        acc = 0.0
+        total = 0.0
         for j in range(s):
-            acc += weights[j] * ks[j, k]
-        v_out[k] = v[k] + h * acc
-    update_coordinates(sys, q, dq, q_out)
+            total += weights[j] * ks[j, k]
+        v_out[k] = v[k] + h * total
+    if rigid:
+        rigid_stage_coordinates(sys.body_int, work.base, q, dq, q_out, work.rotation)
+    else:
+        update_coordinates(sys, q, dq, q_out)
 
 
-@njit(cache=True)
-def explicit_rk_step(sys, A, B, C, q, v, t, h, Ks, ks, dq, qs, vs, work):
+@njit(inline="always")
+def explicit_rk_step(sys, rigid, A, B, C, q, v, t, h, Ks, ks, dq, qs, vs, work):
     """Advance (q, v) in place by one step of size h; returns a status code."""
-    status = rk_stages(sys, A, C, q, v, t, h, Ks, ks, dq, qs, vs, work)
+    status = rk_stages(sys, rigid, A, C, q, v, t, h, Ks, ks, dq, qs, vs, work)
     if status != OK:
         return status
-    combine_stages(sys, B, q, v, h, Ks, ks, dq, qs, vs)
+    combine_stages(sys, rigid, B, q, v, h, Ks, ks, dq, qs, vs, work)
     if not (all_finite(qs) and all_finite(vs)):
         return DIVERGED
-    q[:] = qs
-    v[:] = vs
+    for k in range(q.shape[0]):
+        q[k] = qs[k]
+    for k in range(v.shape[0]):
+        v[k] = vs[k]
     return OK
 
 
@@ -92,27 +110,34 @@ def integrate_explicit(sys, A, B, C, q, v, t0, t_end, h, sample_times, q_samples
     s = B.shape[0]
     nq = q.shape[0]
     nv = v.shape[0]
-    Ks = np.zeros((s, nq))
-    ks = np.zeros((s, nv))
-    dq = np.zeros(nq)
-    qs = np.zeros(nq)
-    vs = np.zeros(nv)
-    work = rhs_work(sys)
+    scratch = (np.zeros((s, nq)), np.zeros((s, nv)), np.zeros(nq), np.zeros(nq), np.zeros(nv), rhs_work(sys))
+    samples = (sample_times, q_samples, v_samples, np.zeros(0), np.zeros((sample_times.shape[0], 0)))
+    return fixed_step_loop(sys, A, B, C, q, v, t0, t_end, h, samples, scratch)
+
+
+@njit(cache=True)
+def fixed_step_loop(sys, A, B, C, q, v, t0, t_end, h, samples, scratch):
+    """The step loop of ``integrate_explicit``. Every array argument is ``borrowed`` for the loop (the
+    caller owns them for the duration of the call), so the kernels it calls count no references."""
+    sys, A, B, C, q, v, samples, scratch = borrowed((sys, A, B, C, q, v, samples, scratch))
+    sample_times, q_samples, v_samples, no_lam, no_lam_samples = samples
+    Ks, ks, dq, qs, vs, work = scratch
+    rigid = is_rigid_body_system(sys)
     total, last = step_plan(t0, t_end, h)
-    no_lam = np.zeros(0)
-    no_lam_samples = np.zeros((sample_times.shape[0], 0))
+    n_samples = sample_times.shape[0]
     next_sample = record_due_samples(sample_times, 0, t0, h, q, v, no_lam, q_samples, v_samples, no_lam_samples)
     steps = 0
     t = t0
     for n in range(total):
         hn = h if n < total - 1 else last
-        status = explicit_rk_step(sys, A, B, C, q, v, t, hn, Ks, ks, dq, qs, vs, work)
+        status = explicit_rk_step(sys, rigid, A, B, C, q, v, t, hn, Ks, ks, dq, qs, vs, work)
         if status != OK:
             return status, steps, t
         steps += 1
         t = step_end_time(t0, t_end, h, n, total)
-        next_sample = record_due_samples(sample_times, next_sample, t, h, q, v, no_lam, q_samples, v_samples,
-                                         no_lam_samples)
+        if next_sample < n_samples and is_due(sample_times[next_sample], t, h):
+            next_sample = record_due_samples(sample_times, next_sample, t, h, q, v, no_lam, q_samples, v_samples,
+                                             no_lam_samples)
     return OK, steps, t
 
 

@@ -249,15 +249,33 @@ def compose_rotation_vectors(psi0, dpsi):
 @njit(cache=True)
 def compose_rotation_vectors_tuple(psi0, dpsi):
     """``compose_rotation_vectors(psi0, dpsi)`` as a tuple (allocation-free)."""
-    p0 = math.sqrt(psi0[0] ** 2 + psi0[1] ** 2 + psi0[2] ** 2)
+    psi, _ = compose_with_quaternion(quaternion_of_rotation_vector(psi0), dpsi)
+    return psi
+
+
+@njit(cache=True)
+def quaternion_of_rotation_vector(psi):
+    """Half-angle parameters (Euler parameters) of exp(psi), paper 000 eq. (A11), as a 4-tuple."""
+    p = math.sqrt(psi[0] ** 2 + psi[1] ** 2 + psi[2] ** 2)
+    s = 0.5 * sinc(0.5 * p)
+    return math.cos(0.5 * p), s * psi[0], s * psi[1], s * psi[2]
+
+
+@njit(cache=True)
+def compose_with_quaternion(e, dpsi):
+    """(psi, e1): the rotation vector psi (|psi| <= pi) and the Euler parameters e1 of exp(psi0) exp(dpsi)
+    for exp(psi0) given by its Euler parameters e, paper 000 eqs. (A11)-(A13).
+
+    An integration step composes the same psi0 with every stage increment; with its parameters computed
+    once per step, and e1 giving R(psi) without trigonometric functions, a stage evaluates the half-angle
+    functions of dpsi and one atan2 only."""
+    eta0, ex, ey, ez = e
     dp = math.sqrt(dpsi[0] ** 2 + dpsi[1] ** 2 + dpsi[2] ** 2)
-    eta0 = math.cos(0.5 * p0)
-    s0 = 0.5 * sinc(0.5 * p0)
     v0 = math.cos(0.5 * dp)
     s1 = 0.5 * sinc(0.5 * dp)
-    ex, ey, ez = s0 * psi0[0], s0 * psi0[1], s0 * psi0[2]
     vx, vy, vz = s1 * dpsi[0], s1 * dpsi[1], s1 * dpsi[2]
-    return _rotation_vector_from_quaternion(eta0 * v0 - (ex * vx + ey * vy + ez * vz),
-                                            eta0 * vx + v0 * ex + (ey * vz - ez * vy),
-                                            eta0 * vy + v0 * ey + (ez * vx - ex * vz),
-                                            eta0 * vz + v0 * ez + (ex * vy - ey * vx))
+    q0 = eta0 * v0 - (ex * vx + ey * vy + ez * vz)
+    q1 = eta0 * vx + v0 * ex + (ey * vz - ez * vy)
+    q2 = eta0 * vy + v0 * ey + (ez * vx - ex * vz)
+    q3 = eta0 * vz + v0 * ez + (ex * vy - ey * vx)
+    return _rotation_vector_from_quaternion(q0, q1, q2, q3), (q0, q1, q2, q3)

@@ -20,7 +20,8 @@ from numba import njit
 from lgbench.lie.euler_parameters import body_ep_matrix, rotation_ep_transpose_apply, rotation_matrix_ep
 from lgbench.lie.se3 import compose_se3, tangent_operator_inverse_se3
 from lgbench.lie.so3 import (
-    compose_rotation_vectors_tuple, exp_so3, exp_so3_transpose_apply, tangent_operator_inverse_so3_apply,
+    compose_rotation_vectors_tuple, compose_with_quaternion, exp_so3, exp_so3_transpose_apply,
+    quaternion_of_rotation_vector, tangent_operator_inverse_so3_apply,
 )
 from lgbench.lie.tait_bryan import (
     SINGULAR_COS_PITCH,
@@ -45,6 +46,9 @@ from lgbench.mbs.system import (
     POINT_SPRING_DAMPER, RAMP_BODY_TORQUE,
 )
 
+# the ``rotation`` argument of ``constant_loads`` outside the rigid-body stage: none cached
+NO_ROTATIONS = np.zeros((0, 4))
+
 OK = 0
 DIVERGED = 1
 SINGULAR = 2
@@ -61,6 +65,8 @@ class RhsWork(NamedTuple):
     rhs: np.ndarray      # (3,) right-hand side, overwritten by the solution
     rate: np.ndarray     # (nq,) coordinate rates of a stage (``kinematic_rates``)
     acc: np.ndarray      # (nv,) accelerations of a stage
+    base: np.ndarray     # (n_bodies, 4) Euler parameters of RV bodies at a step's start (``rigid_base_rotations``)
+    rotation: np.ndarray  # (n_bodies, 4) and at a stage (``rigid_stage_coordinates``)
 
 
 @njit(cache=True)
@@ -68,7 +74,8 @@ def rhs_work(sys):
     """A fresh ``RhsWork`` for the system."""
     nb = sys.body_int.shape[0]
     return RhsWork(np.zeros((nb, 3)), np.zeros((nb, 3)), np.zeros((3, 3)), np.zeros((3, 3)),
-                   np.zeros(3, dtype=np.int64), np.zeros(3), np.zeros(sys.sizes[0]), np.zeros(sys.sizes[1]))
+                   np.zeros(3, dtype=np.int64), np.zeros(3), np.zeros(sys.sizes[0]), np.zeros(sys.sizes[1]),
+                   np.zeros((nb, 4)), np.zeros((nb, 4)))
 
 
 @njit(cache=True)
@@ -175,26 +182,70 @@ def translation_rate(sys, i, q, v):
     return out
 
 
-@njit(cache=True)
-def update_coordinates(sys, q0, dq, q):
-    """UAC(q0, dq) of paper 000 Alg. 1: Lie group nodes compose (eq. 30, App. A.3), others add (eq. 31);
-    SE3 nodes: (R0, x0) o exp_SE3(dq) (paper 002 eqs. 11b, 37a)."""
-    body_int = sys.body_int
-    chain_int = sys.chain_int
+@njit(inline="always")
+def _add_translation_and_classical_rotation(form, s, qr, q0, dq, q):
+    """UAC by addition (paper 000 eq. 31) of a body's translation q0[s:qr] and, unless it is an RV node,
+    of its rotation coordinates."""
+    for k in range(s, qr):
+        q[k] = q0[k] + dq[k]
+    if form != RV:
+        for k in range(qr, qr + rotation_size(form)):
+            q[k] = q0[k] + dq[k]
+
+
+@njit(inline="always")
+def rigid_update_coordinates(body_int, q0, dq, q):
+    """UAC(q0, dq) of paper 000 Alg. 1 for every body except SE3 nodes: Lie group nodes compose
+    (eq. 30, App. A.3), classical ones add (eq. 31)."""
+    for i in range(body_int.shape[0]):
+        form = body_int[i, B_FORM]
+        if form == SE3:
+            continue
+        s = body_int[i, B_QSTART]
+        qr = s + 3 if body_int[i, B_KIND] == FREE else s
+        _add_translation_and_classical_rotation(form, s, qr, q0, dq, q)
+        if form == RV:
+            q[qr], q[qr + 1], q[qr + 2] = compose_rotation_vectors_tuple(_vec3(q0, qr), _vec3(dq, qr))
+
+
+@njit(inline="always")
+def rigid_base_rotations(body_int, q0, base):
+    """Euler parameters of the RV bodies' rotations exp(psi) at q0 into base[i] (paper 000 eq. A11):
+    computed once per step for ``rigid_stage_coordinates``."""
+    for i in range(body_int.shape[0]):
+        if body_int[i, B_FORM] == RV:
+            qr = body_int[i, B_QSTART] + (3 if body_int[i, B_KIND] == FREE else 0)
+            base[i, 0], base[i, 1], base[i, 2], base[i, 3] = quaternion_of_rotation_vector(_vec3(q0, qr))
+
+
+@njit(inline="always")
+def rigid_stage_coordinates(body_int, base, q0, dq, q, rotation):
+    """``rigid_update_coordinates`` with the RV compositions started from the Euler parameters base[i] of
+    q0 (``rigid_base_rotations``); the Euler parameters of each RV body's new rotation go to rotation[i],
+    from which ``constant_loads`` takes R without trigonometric functions."""
     for i in range(body_int.shape[0]):
         form = body_int[i, B_FORM]
         s = body_int[i, B_QSTART]
         qr = s + 3 if body_int[i, B_KIND] == FREE else s
-        if form == SE3:
-            _update_se3(q0, dq, q, s, qr)
-            continue
-        for k in range(s, qr):
-            q[k] = q0[k] + dq[k]
+        _add_translation_and_classical_rotation(form, s, qr, q0, dq, q)
         if form == RV:
-            q[qr], q[qr + 1], q[qr + 2] = compose_rotation_vectors_tuple(_vec3(q0, qr), _vec3(dq, qr))
-        else:
-            for k in range(qr, qr + rotation_size(form)):
-                q[k] = q0[k] + dq[k]
+            e = (base[i, 0], base[i, 1], base[i, 2], base[i, 3])
+            psi, e1 = compose_with_quaternion(e, _vec3(dq, qr))
+            q[qr], q[qr + 1], q[qr + 2] = psi
+            rotation[i, 0], rotation[i, 1], rotation[i, 2], rotation[i, 3] = e1
+
+
+@njit(cache=True)
+def update_coordinates(sys, q0, dq, q):
+    """UAC(q0, dq) of paper 000 Alg. 1 (``rigid_update_coordinates``); SE3 nodes: (R0, x0) o exp_SE3(dq)
+    (paper 002 eqs. 11b, 37a); minimal coordinates add."""
+    body_int = sys.body_int
+    chain_int = sys.chain_int
+    rigid_update_coordinates(body_int, q0, dq, q)
+    for i in range(body_int.shape[0]):
+        if body_int[i, B_FORM] == SE3:
+            s = body_int[i, B_QSTART]
+            _update_se3(q0, dq, q, s, s + 3)
     for j in range(chain_int.shape[0]):
         k = chain_int[j, C_COORDINATE]
         q[k] = q0[k] + dq[k]
@@ -212,22 +263,19 @@ def _rates_se3(dq, v, K, s, vs):
     K[s:s + 6] = tangent_operator_inverse_se3(dq[s:s + 6]) @ v[vs:vs + 6]
 
 
-@njit(cache=True)
-def kinematic_rates(sys, q, dq, v, K):
-    """Slopes K of the coordinates: Lie nodes T_exp^{-1}(dq) v (paper 000 eq. 25; T_SE3^{-1} for SE3
-    nodes), classical q' = H^{-1} v."""
-    body_int = sys.body_int
-    chain_int = sys.chain_int
+@njit(inline="always")
+def rigid_kinematic_rates(body_int, q, dq, v, K):
+    """Slopes K of the coordinates of every body except SE3 nodes: Lie nodes T_exp^{-1}(dq) v (paper 000
+    eq. 25), classical q' = H^{-1} v; returns a status code."""
     for i in range(body_int.shape[0]):
         form = body_int[i, B_FORM]
+        if form == SE3:
+            continue
         s = body_int[i, B_QSTART]
         vs = body_int[i, B_VSTART]
         off = 3 if body_int[i, B_KIND] == FREE else 0
         qr, vr = s + off, vs + off
-        if form == SE3:
-            _rates_se3(dq, v, K, s, vs)
-            continue
-        for k in range(qr - s):
+        for k in range(off):
             K[s + k] = v[vs + k]
         if form == RV:
             K[qr], K[qr + 1], K[qr + 2] = tangent_operator_inverse_so3_apply(_vec3(dq, qr), _vec3(v, vr))
@@ -249,6 +297,21 @@ def kinematic_rates(sys, q, dq, v, K):
             K[qr + 1] = 0.5 * (e0 * w0 - e3 * w1 + e2 * w2)
             K[qr + 2] = 0.5 * (e3 * w0 + e0 * w1 - e1 * w2)
             K[qr + 3] = 0.5 * (-e2 * w0 + e1 * w1 + e0 * w2)
+    return OK
+
+
+@njit(cache=True)
+def kinematic_rates(sys, q, dq, v, K):
+    """Slopes K of the coordinates (``rigid_kinematic_rates``); SE3 nodes T_SE3^{-1}(dq) v, minimal
+    coordinates q' = v."""
+    body_int = sys.body_int
+    chain_int = sys.chain_int
+    status = rigid_kinematic_rates(body_int, q, dq, v, K)
+    if status != OK:
+        return status
+    for i in range(body_int.shape[0]):
+        if body_int[i, B_FORM] == SE3:
+            _rates_se3(dq, v, K, body_int[i, B_QSTART], body_int[i, B_VSTART])
     for j in range(chain_int.shape[0]):
         k = chain_int[j, C_COORDINATE]
         K[k] = v[k]
@@ -266,12 +329,25 @@ def to_body_frame(form, q, qr, x):
 
 
 @njit(cache=True)
-def applied_loads(sys, q, v, t, force, torque):
-    """Accumulate applied forces (global, at the reference point) and torques (body frame) per body."""
-    body_int = sys.body_int
-    body_real = sys.body_real
-    force_int = sys.force_int
-    force_real = sys.force_real
+def is_constant_load(ftype):
+    """Gravity and constant body or global torques: the loads ``constant_loads`` evaluates."""
+    return ftype == GRAVITY or ftype == BODY_TORQUE or ftype == GLOBAL_TORQUE
+
+
+@njit(inline="always")
+def _load_to_body_frame(form, q, qr, rotation, i, x):
+    """R^T x of body i: from the Euler parameters rotation[i] of an RV body when given (a non-empty
+    ``rotation`` from ``rigid_stage_coordinates``), else from its coordinates (``to_body_frame``)."""
+    if form == RV and rotation.shape[0] > 0:
+        return rotation_ep_transpose_apply((rotation[i, 0], rotation[i, 1], rotation[i, 2], rotation[i, 3]), x)
+    return to_body_frame(form, q, qr, x)
+
+
+@njit(inline="always")
+def constant_loads(body_int, body_real, force_int, force_real, q, rotation, force, torque):
+    """Zero the per-body forces (global, at the reference point) and torques (body frame), then add
+    gravity and constant body or global torques; the other force elements are left to ``other_load``.
+    ``rotation``: Euler parameters of the RV bodies (``rigid_stage_coordinates``) or an empty array."""
     for i in range(force.shape[0]):
         for j in range(3):
             force[i, j] = 0.0
@@ -287,23 +363,30 @@ def applied_loads(sys, q, v, t, force, torque):
             if body_int[i, B_KIND] == FREE:
                 for j in range(3):
                     force[i, j] += fg[j]
-            b0, b1, b2 = to_body_frame(form, q, qr, fg)
+            b0, b1, b2 = _load_to_body_frame(form, q, qr, rotation, i, fg)
             c0, c1, c2 = body_real[i, B_COM], body_real[i, B_COM + 1], body_real[i, B_COM + 2]
             torque[i, 0] += c1 * b2 - c2 * b1
             torque[i, 1] += c2 * b0 - c0 * b2
             torque[i, 2] += c0 * b1 - c1 * b0
-            continue
-        if ftype == BODY_TORQUE:
+        elif ftype == BODY_TORQUE:
             for j in range(3):
                 torque[i, j] += force_real[k, j]
-            continue
-        if ftype == GLOBAL_TORQUE:
-            b0, b1, b2 = to_body_frame(form, q, qr, (force_real[k, 0], force_real[k, 1], force_real[k, 2]))
+        elif ftype == GLOBAL_TORQUE:
+            b0, b1, b2 = _load_to_body_frame(form, q, qr, rotation, i,
+                                             (force_real[k, 0], force_real[k, 1], force_real[k, 2]))
             torque[i, 0] += b0
             torque[i, 1] += b1
             torque[i, 2] += b2
-            continue
-        other_load(sys, k, q, v, t, force, torque)
+
+
+@njit(cache=True)
+def applied_loads(sys, q, v, t, force, torque):
+    """Accumulate applied forces (global, at the reference point) and torques (body frame) per body."""
+    force_int = sys.force_int
+    constant_loads(sys.body_int, sys.body_real, force_int, sys.force_real, q, NO_ROTATIONS, force, torque)
+    for k in range(force_int.shape[0]):
+        if not is_constant_load(force_int[k, F_TYPE]):
+            other_load(sys, k, q, v, t, force, torque)
 
 
 @njit(cache=True)
@@ -355,42 +438,35 @@ def other_load(sys, k, q, v, t, force, torque):
 def accelerations(sys, q, v, t, force, torque, a):
     """``state_accelerations`` with the given force/torque arrays and fresh small work arrays."""
     work = RhsWork(force, torque, np.zeros((3, 3)), np.zeros((3, 3)), np.zeros(3, dtype=np.int64), np.zeros(3),
-                   np.zeros(0), np.zeros(0))
+                   np.zeros(0), np.zeros(0), np.zeros((0, 4)), np.zeros((0, 4)))
     return state_accelerations(sys, q, v, t, work, a)
 
 
-@njit(cache=True)
-def state_accelerations(sys, q, v, t, work, a):
-    """v' = M^{-1} g(q, v, t) for unconstrained systems (paper 000 eqs. 11, 14, 32); ``work`` is an ``RhsWork``.
+@njit(inline="always")
+def rigid_accelerations(body_int, body_real, q, v, force, torque, rate_map, mass, piv, rhs, a):
+    """v' = M^{-1} g(q, v, t) per body from the applied forces and torques (paper 000 eqs. 11, 14, 32),
+    except the translation of SE3 nodes; returns a status code.
 
-    RV, F1, EP-F1: J omega' = tau - omega x J omega. Rxyz (formulation 2):
-    G^T J G theta'' = G^T (tau - omega x J omega - J G' theta'), solved with the q-dependent mass matrix.
-    SE3: m U' = R^T f - m omega x U (paper 002 eq. 22b).
+    RV, F1, EP-F1 (and SE3 rotation): J omega' = tau - omega x J omega. Rxyz (formulation 2):
+    G^T J G theta'' = G^T (tau - omega x J omega - J G' theta'), solved with the q-dependent mass matrix
+    in rate_map, mass, piv and rhs (``tait_bryan_accelerations``).
     """
-    force = work.force
-    torque = work.torque
-    applied_loads(sys, q, v, t, force, torque)
-    body_int = sys.body_int
-    body_real = sys.body_real
     for i in range(body_int.shape[0]):
         form = body_int[i, B_FORM]
         vs = body_int[i, B_VSTART]
         off = 3 if body_int[i, B_KIND] == FREE else 0
         qr, vr = body_int[i, B_QSTART] + off, vs + off
-        if off == 3:
+        if off == 3 and form != SE3:
             m = body_real[i, B_MASS]
-            if form == SE3:
-                _translation_se3(q, v, force[i], m, qr, vr, vs, a)
-            else:
-                for k in range(3):
-                    a[vs + k] = force[i, k] / m
+            for k in range(3):
+                a[vs + k] = force[i, k] / m
         if form == RXYZ:
             if abs(math.cos(q[qr + 1])) < SINGULAR_COS_PITCH:
                 return SINGULAR
             tau = (torque[i, 0], torque[i, 1], torque[i, 2])
-            if not tait_bryan_accelerations(body_real, i, _vec3(q, qr), _vec3(v, vr), tau, work):
+            if not tait_bryan_accelerations(body_real, i, _vec3(q, qr), _vec3(v, vr), tau, rate_map, mass, piv, rhs):
                 return SINGULAR
-            a[vr], a[vr + 1], a[vr + 2] = _vec3(work.rhs, 0)
+            a[vr], a[vr + 1], a[vr + 2] = _vec3(rhs, 0)
         else:
             J = B_INERTIA
             Ji = B_INERTIA_INV
@@ -404,9 +480,62 @@ def state_accelerations(sys, q, v, t, work, a):
             a[vr] = body_real[i, Ji] * g0 + body_real[i, Ji + 1] * g1 + body_real[i, Ji + 2] * g2
             a[vr + 1] = body_real[i, Ji + 3] * g0 + body_real[i, Ji + 4] * g1 + body_real[i, Ji + 5] * g2
             a[vr + 2] = body_real[i, Ji + 6] * g0 + body_real[i, Ji + 7] * g1 + body_real[i, Ji + 8] * g2
+    return OK
+
+
+@njit(cache=True)
+def state_accelerations(sys, q, v, t, work, a):
+    """v' = M^{-1} g(q, v, t) for unconstrained systems (paper 000 eqs. 11, 14, 32); ``work`` is an ``RhsWork``.
+
+    Rigid bodies: ``rigid_accelerations``. SE3: m U' = R^T f - m omega x U (paper 002 eq. 22b).
+    Minimal-coordinate chains: ``chain_accelerations``.
+    """
+    force = work.force
+    torque = work.torque
+    applied_loads(sys, q, v, t, force, torque)
+    body_int = sys.body_int
+    status = rigid_accelerations(body_int, sys.body_real, q, v, force, torque, work.rate_map, work.mass, work.piv,
+                                 work.rhs, a)
+    if status != OK:
+        return status
+    for i in range(body_int.shape[0]):
+        if body_int[i, B_FORM] == SE3:
+            vs = body_int[i, B_VSTART]
+            _translation_se3(q, v, force[i], sys.body_real[i, B_MASS], body_int[i, B_QSTART] + 3, vs + 3, vs, a)
     if sys.chain_int.shape[0] > 0:
         chain_accelerations(sys, q, v, t, a)
     return OK
+
+
+@njit(cache=True)
+def is_rigid_body_system(sys):
+    """True when ``rigid_body_stage`` evaluates the whole right-hand side: no SE3 node, no
+    minimal-coordinate chain, and only gravity and constant torques as loads."""
+    for i in range(sys.body_int.shape[0]):
+        if sys.body_int[i, B_FORM] == SE3:
+            return False
+    for k in range(sys.force_int.shape[0]):
+        if not is_constant_load(sys.force_int[k, F_TYPE]):
+            return False
+    return sys.chain_int.shape[0] == 0
+
+
+@njit(inline="always")
+def rigid_body_stage(body_int, body_real, force_int, force_real, base, q0, dq, v, q, K, rotation, force, torque,
+                     rate_map, mass, piv, rhs, a):
+    """One stage of paper 000 Alg. 2/3 for an ``is_rigid_body_system``: q = UAC(q0, dq), the coordinate
+    slopes K and the accelerations a at (q, v), in one compiled frame; base holds the Euler parameters
+    of the RV bodies at q0 (``rigid_base_rotations``), rotation receives those at q.
+
+    It is ``update_coordinates``, ``kinematic_rates`` and ``state_accelerations`` with the system's
+    arrays passed one by one: every kernel taking the ``SystemArrays`` tuple costs reference counting
+    of all its arrays per call, which was most of an explicit step's time."""
+    rigid_stage_coordinates(body_int, base, q0, dq, q, rotation)
+    status = rigid_kinematic_rates(body_int, q, dq, v, K)
+    if status != OK:
+        return status
+    constant_loads(body_int, body_real, force_int, force_real, q, rotation, force, torque)
+    return rigid_accelerations(body_int, body_real, q, v, force, torque, rate_map, mass, piv, rhs, a)
 
 
 @njit(cache=True)
@@ -417,12 +546,11 @@ def _translation_se3(q, v, f, m, qr, vr, vs, a):
 
 
 @njit(cache=True)
-def tait_bryan_accelerations(body_real, i, theta, rates, tau, work):
-    """theta'' of Tait-Bryan body i (paper 000 eq. 14) into ``work.rhs``: forms G^T J G and factorises it
-    (in ``work``), as formulation 2 does every stage; returns False if the mass matrix is singular.
-    theta, rates, tau are 3-tuples."""
+def tait_bryan_accelerations(body_real, i, theta, rates, tau, G, M, piv, b):
+    """theta'' of Tait-Bryan body i (paper 000 eq. 14) into b: forms G^T J G in M and factorises it (pivots
+    in piv), as formulation 2 does every stage, with G(theta) in G; returns False if the mass matrix is
+    singular. theta, rates, tau are 3-tuples."""
     J = body_real[i, B_INERTIA:B_INERTIA + 9]
-    G = work.rate_map
     body_rate_matrix_rxyz_into(theta, G)
     o0 = G[0, 0] * rates[0] + G[0, 1] * rates[1] + G[0, 2] * rates[2]
     o1 = G[1, 0] * rates[0] + G[1, 1] * rates[1] + G[1, 2] * rates[2]
@@ -434,19 +562,17 @@ def tait_bryan_accelerations(body_real, i, theta, rates, tau, work):
     r0 = tau[0] - (o1 * h2 - o2 * h1) - (J[0] * d0 + J[1] * d1 + J[2] * d2)
     r1 = tau[1] - (o2 * h0 - o0 * h2) - (J[3] * d0 + J[4] * d1 + J[5] * d2)
     r2 = tau[2] - (o0 * h1 - o1 * h0) - (J[6] * d0 + J[7] * d1 + J[8] * d2)
-    M = work.mass
     for r in range(3):
         for c in range(3):
             acc = 0.0
             for k in range(3):
                 acc += (G[0, r] * J[k] + G[1, r] * J[3 + k] + G[2, r] * J[6 + k]) * G[k, c]
             M[r, c] = acc
-    b = work.rhs
     for r in range(3):
         b[r] = G[0, r] * r0 + G[1, r] * r1 + G[2, r] * r2
-    if not lu_factor(M, work.piv):
+    if not lu_factor(M, piv):
         return False
-    lu_solve(M, work.piv, b)
+    lu_solve(M, piv, b)
     return True
 
 
