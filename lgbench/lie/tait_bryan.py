@@ -45,6 +45,26 @@ def rotation_rxyz_transpose_apply(theta, x):
 
 
 @njit(cache=True)
+def rotation_rxyz_apply(theta, x):
+    """R(theta) x as a tuple (same arithmetic as ``rotation_matrix_rxyz`` then R x; no allocation)."""
+    c0, s0 = math.cos(theta[0]), math.sin(theta[0])
+    c1, s1 = math.cos(theta[1]), math.sin(theta[1])
+    c2, s2 = math.cos(theta[2]), math.sin(theta[2])
+    return (c1 * c2 * x[0] - c1 * s2 * x[1] + s1 * x[2],
+            (c0 * s2 + s0 * s1 * c2) * x[0] + (c0 * c2 - s0 * s1 * s2) * x[1] - s0 * c1 * x[2],
+            (s0 * s2 - c0 * s1 * c2) * x[0] + (s0 * c2 + c0 * s1 * s2) * x[1] + c0 * c1 * x[2])
+
+
+@njit(cache=True)
+def body_rate_apply_rxyz(theta, theta_dot):
+    """omega_body = G(theta) theta' as a tuple (the entries of ``body_rate_matrix_rxyz_into``)."""
+    c1, s1 = math.cos(theta[1]), math.sin(theta[1])
+    c2, s2 = math.cos(theta[2]), math.sin(theta[2])
+    return (c1 * c2 * theta_dot[0] + s2 * theta_dot[1], -c1 * s2 * theta_dot[0] + c2 * theta_dot[1],
+            s1 * theta_dot[0] + theta_dot[2])
+
+
+@njit(cache=True)
 def body_rate_matrix_rxyz(theta):
     """G(theta) with omega_body = G theta'."""
     G = np.empty((3, 3))

@@ -20,17 +20,19 @@ from numba import njit
 from lgbench.lie.euler_parameters import body_ep_matrix, rotation_ep_transpose_apply, rotation_matrix_ep
 from lgbench.lie.se3 import compose_se3, tangent_operator_inverse_se3
 from lgbench.lie.so3 import (
-    compose_rotation_vectors_tuple, compose_with_quaternion, exp_so3, exp_so3_transpose_apply,
+    compose_rotation_vectors_tuple, compose_with_quaternion, exp_so3, exp_so3_apply, exp_so3_transpose_apply,
     quaternion_of_rotation_vector, tangent_operator_inverse_so3_apply,
 )
 from lgbench.lie.tait_bryan import (
     SINGULAR_COS_PITCH,
+    body_rate_apply_rxyz,
     body_rate_dot_apply_rxyz,
     body_rate_inverse_apply_rxyz,
     body_rate_matrix_dot_rxyz,
     body_rate_matrix_rxyz,
     body_rate_matrix_rxyz_into,
     rotation_matrix_rxyz,
+    rotation_rxyz_apply,
     rotation_rxyz_transpose_apply,
 )
 from lgbench.mbs.chain import (
@@ -46,7 +48,7 @@ from lgbench.mbs.system import (
     POINT_SPRING_DAMPER, RAMP_BODY_TORQUE,
 )
 
-# the ``rotation`` argument of ``constant_loads`` outside the rigid-body stage: none cached
+# the ``rotation`` argument of ``elementary_loads`` outside the rigid-body stage: none cached
 NO_ROTATIONS = np.zeros((0, 4))
 
 OK = 0
@@ -222,7 +224,7 @@ def rigid_base_rotations(body_int, q0, base):
 def rigid_stage_coordinates(body_int, base, q0, dq, q, rotation):
     """``rigid_update_coordinates`` with the RV compositions started from the Euler parameters base[i] of
     q0 (``rigid_base_rotations``); the Euler parameters of each RV body's new rotation go to rotation[i],
-    from which ``constant_loads`` takes R without trigonometric functions."""
+    from which ``elementary_loads`` takes R without trigonometric functions."""
     for i in range(body_int.shape[0]):
         form = body_int[i, B_FORM]
         s = body_int[i, B_QSTART]
@@ -329,9 +331,34 @@ def to_body_frame(form, q, qr, x):
 
 
 @njit(cache=True)
-def is_constant_load(ftype):
-    """Gravity and constant body or global torques: the loads ``constant_loads`` evaluates."""
-    return ftype == GRAVITY or ftype == BODY_TORQUE or ftype == GLOBAL_TORQUE
+def is_elementary_load(ftype):
+    """Gravity, constant body or global torques and point spring-dampers: the loads ``elementary_loads``
+    evaluates without allocating."""
+    return ftype == GRAVITY or ftype == BODY_TORQUE or ftype == GLOBAL_TORQUE or ftype == POINT_SPRING_DAMPER
+
+
+@njit(cache=True)
+def from_body_frame(form, q, qr, x):
+    """R(rho) x as a tuple for the rotation coordinates q[qr:...] of a body of formulation ``form``."""
+    if form == RV or form == SE3:
+        return exp_so3_apply(_vec3(q, qr), x)
+    if form == RXYZ or form == F1:
+        return rotation_rxyz_apply(_vec3(q, qr), x)
+    # R(e) = R(e*)^T with the conjugate e* = (e0, -e1, -e2, -e3)
+    return rotation_ep_transpose_apply((q[qr], -q[qr + 1], -q[qr + 2], -q[qr + 3]), x)
+
+
+@njit(cache=True)
+def body_angular_velocity(form, q, qr, v, vr):
+    """omega_body = W(rho) w as a tuple (``angular_velocity`` without allocation)."""
+    if form == RXYZ:
+        return body_rate_apply_rxyz(_vec3(q, qr), _vec3(v, vr))
+    if form == EP:
+        e0, e1, e2, e3 = q[qr], q[qr + 1], q[qr + 2], q[qr + 3]
+        d0, d1, d2, d3 = v[vr], v[vr + 1], v[vr + 2], v[vr + 3]
+        return (2.0 * (-e1 * d0 + e0 * d1 + e3 * d2 - e2 * d3), 2.0 * (-e2 * d0 - e3 * d1 + e0 * d2 + e1 * d3),
+                2.0 * (-e3 * d0 + e2 * d1 - e1 * d2 + e0 * d3))
+    return _vec3(v, vr)
 
 
 @njit(inline="always")
@@ -344,9 +371,47 @@ def _load_to_body_frame(form, q, qr, rotation, i, x):
 
 
 @njit(inline="always")
-def constant_loads(body_int, body_real, force_int, force_real, q, rotation, force, torque):
-    """Zero the per-body forces (global, at the reference point) and torques (body frame), then add
-    gravity and constant body or global torques; the other force elements are left to ``other_load``.
+def _load_from_body_frame(form, q, qr, rotation, i, x):
+    """R x of body i, from rotation[i] like ``_load_to_body_frame``."""
+    if form == RV and rotation.shape[0] > 0:
+        return rotation_ep_transpose_apply((rotation[i, 0], -rotation[i, 1], -rotation[i, 2], -rotation[i, 3]), x)
+    return from_body_frame(form, q, qr, x)
+
+
+@njit(inline="always")
+def _add_point_spring_damper(body_int, force_real, k, i, form, qr, q, v, rotation, force, torque):
+    """Spring-damper per global axis between the body point b and the ground point g (POINT_SPRING_DAMPER):
+    f = -K (x + R b - g) - D (u + R (omega x b)) at the point, i.e. f at the reference point and the
+    body-frame torque b x R^T f."""
+    b = (force_real[k, 6], force_real[k, 7], force_real[k, 8])
+    Rb = _load_from_body_frame(form, q, qr, rotation, i, b)
+    vr = body_int[i, B_VSTART] + (3 if body_int[i, B_KIND] == FREE else 0)
+    w0, w1, w2 = body_angular_velocity(form, q, qr, v, vr)
+    Rwb = _load_from_body_frame(form, q, qr, rotation, i, (w1 * b[2] - w2 * b[1], w2 * b[0] - w0 * b[2],
+                                                           w0 * b[1] - w1 * b[0]))
+    x = (0.0, 0.0, 0.0)
+    u = (0.0, 0.0, 0.0)
+    if body_int[i, B_KIND] == FREE:
+        x = _vec3(q, body_int[i, B_QSTART])
+        u = _vec3(v, body_int[i, B_VSTART])
+        if form == SE3:
+            u = _load_from_body_frame(form, q, qr, rotation, i, u)
+    f = (-force_real[k, 0] * (x[0] + Rb[0] - force_real[k, 9]) - force_real[k, 3] * (u[0] + Rwb[0]),
+         -force_real[k, 1] * (x[1] + Rb[1] - force_real[k, 10]) - force_real[k, 4] * (u[1] + Rwb[1]),
+         -force_real[k, 2] * (x[2] + Rb[2] - force_real[k, 11]) - force_real[k, 5] * (u[2] + Rwb[2]))
+    if body_int[i, B_KIND] == FREE:
+        for j in range(3):
+            force[i, j] += f[j]
+    f0, f1, f2 = _load_to_body_frame(form, q, qr, rotation, i, f)
+    torque[i, 0] += b[1] * f2 - b[2] * f1
+    torque[i, 1] += b[2] * f0 - b[0] * f2
+    torque[i, 2] += b[0] * f1 - b[1] * f0
+
+
+@njit(inline="always")
+def elementary_loads(body_int, body_real, force_int, force_real, q, v, rotation, force, torque):
+    """Zero the per-body forces (global, at the reference point) and torques (body frame), then add the
+    ``is_elementary_load`` elements; the other force elements are left to ``other_load``.
     ``rotation``: Euler parameters of the RV bodies (``rigid_stage_coordinates``) or an empty array."""
     for i in range(force.shape[0]):
         for j in range(3):
@@ -377,15 +442,17 @@ def constant_loads(body_int, body_real, force_int, force_real, q, rotation, forc
             torque[i, 0] += b0
             torque[i, 1] += b1
             torque[i, 2] += b2
+        elif ftype == POINT_SPRING_DAMPER:
+            _add_point_spring_damper(body_int, force_real, k, i, form, qr, q, v, rotation, force, torque)
 
 
 @njit(cache=True)
 def applied_loads(sys, q, v, t, force, torque):
     """Accumulate applied forces (global, at the reference point) and torques (body frame) per body."""
     force_int = sys.force_int
-    constant_loads(sys.body_int, sys.body_real, force_int, sys.force_real, q, NO_ROTATIONS, force, torque)
+    elementary_loads(sys.body_int, sys.body_real, force_int, sys.force_real, q, v, NO_ROTATIONS, force, torque)
     for k in range(force_int.shape[0]):
-        if not is_constant_load(force_int[k, F_TYPE]):
+        if not is_elementary_load(force_int[k, F_TYPE]):
             other_load(sys, k, q, v, t, force, torque)
 
 
@@ -417,15 +484,6 @@ def other_load(sys, k, q, v, t, force, torque):
         J = sys.body_real[i, B_INERTIA:B_INERTIA + 9].reshape(3, 3)
         norm_rate = e[0] * e_rate[0] + e[1] * e_rate[1] + e[2] * e_rate[2] + e[3] * e_rate[3]
         torque[i] -= 2.0 * norm_rate * mat3_vec(J, angular_velocity(form, e, e_rate))
-    elif ftype == POINT_SPRING_DAMPER:
-        R = rotation_matrix(form, r)
-        position, velocity = body_point_motion(sys, i, q, v, p[6:9])
-        f = np.empty(3)
-        for j in range(3):
-            f[j] = -p[j] * (position[j] - p[9 + j]) - p[3 + j] * velocity[j]
-        if sys.body_int[i, B_KIND] == FREE:
-            force[i] += f
-        torque[i] += cross(p[6:9], mat3t_vec(R, f))
     elif ftype == MANUFACTURED_LOAD:
         R = rotation_matrix(form, r)
         f, couple = manufactured_load(sys.body_real[i, B_MASS],
@@ -515,7 +573,7 @@ def is_rigid_body_system(sys):
         if sys.body_int[i, B_FORM] == SE3:
             return False
     for k in range(sys.force_int.shape[0]):
-        if not is_constant_load(sys.force_int[k, F_TYPE]):
+        if not is_elementary_load(sys.force_int[k, F_TYPE]):
             return False
     return sys.chain_int.shape[0] == 0
 
@@ -534,7 +592,7 @@ def rigid_body_stage(body_int, body_real, force_int, force_real, base, q0, dq, v
     status = rigid_kinematic_rates(body_int, q, dq, v, K)
     if status != OK:
         return status
-    constant_loads(body_int, body_real, force_int, force_real, q, rotation, force, torque)
+    elementary_loads(body_int, body_real, force_int, force_real, q, v, rotation, force, torque)
     return rigid_accelerations(body_int, body_real, q, v, force, torque, rate_map, mass, piv, rhs, a)
 
 
