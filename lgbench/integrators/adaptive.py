@@ -17,6 +17,7 @@ from numba import njit
 from lgbench.integrators.explicit import combine_stages, rk_stages
 from lgbench.integrators.interface import DIVERGED, OK, Integration
 from lgbench.integrators.stepping import SAMPLE_TOLERANCE, record_due_samples
+from lgbench.mbs.borrowed import borrowed
 from lgbench.mbs.kernels import all_finite, is_rigid_body_system, rhs_work
 
 # statistics vector layout
@@ -50,21 +51,23 @@ def integrate_explicit_adaptive(sys, A, B, C, E, embedded_order, q, v, t0, t_end
     s = B.shape[0]
     nq = q.shape[0]
     nv = v.shape[0]
-    Ks = np.zeros((s, nq))
-    ks = np.zeros((s, nv))
-    dq = np.zeros(nq)
-    qs = np.zeros(nq)
-    vs = np.zeros(nv)
-    q1 = np.zeros(nq)
-    v1 = np.zeros(nv)
-    q_hat = np.zeros(nq)
-    v_hat = np.zeros(nv)
-    work = rhs_work(sys)
+    scratch = (np.zeros((s, nq)), np.zeros((s, nv)), np.zeros(nq), np.zeros(nq), np.zeros(nv), np.zeros(nq),
+               np.zeros(nv), np.zeros(nq), np.zeros(nv), rhs_work(sys))
+    samples = (sample_times, q_samples, v_samples, np.zeros(0), np.zeros((sample_times.shape[0], 0)))
+    return adaptive_loop(sys, A, B, C, E, embedded_order, q, v, t0, t_end, h_max, h_min, r_tol, a_tol,
+                         max_increase, safety, max_steps, samples, stats, scratch)
+
+
+@njit(cache=True)
+def adaptive_loop(sys, A, B, C, E, embedded_order, q, v, t0, t_end, h_max, h_min, r_tol, a_tol,
+                  max_increase, safety, max_steps, samples, stats, scratch):
+    """The step loop of ``integrate_explicit_adaptive``, on ``borrowed`` arrays (see ``explicit.fixed_step_loop``)."""
+    sys, A, B, C, E, q, v, samples, stats, scratch = borrowed((sys, A, B, C, E, q, v, samples, stats, scratch))
+    sample_times, q_samples, v_samples, no_lam, no_lam_samples = samples
+    Ks, ks, dq, qs, vs, q1, v1, q_hat, v_hat, work = scratch
     rigid = is_rigid_body_system(sys)
     exponent = 1.0 / (embedded_order + 1.0)
     stats[ST_H_MIN] = np.inf
-    no_lam = np.zeros(0)
-    no_lam_samples = np.zeros((sample_times.shape[0], 0))
     # steps end exactly on sample times: only round-off (1e-12 h_max) separates a due sample from t
     due = 1e-12 * h_max / SAMPLE_TOLERANCE
     next_sample = record_due_samples(sample_times, 0, t0, due, q, v, no_lam, q_samples, v_samples, no_lam_samples)

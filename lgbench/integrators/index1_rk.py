@@ -137,7 +137,7 @@ def integrate_index1_rk(sys, A, B, C, opts, q, v, t0, t_end, h, sample_times, q_
     s = B.shape[0]
     nq = q.shape[0]
     nv = v.shape[0]
-    nc = w.C.shape[0]
+    nc = w.phi.shape[0]
     Ks = np.zeros((s, nq))
     ks = np.zeros((s, nv))
     u = np.zeros(nq)
@@ -176,6 +176,7 @@ INDEX1_DEFAULTS: dict[str, Any] = {
     "projection_tolerance": 1e-13,  # on ||Phi||_2 after the position projection
     "max_projection_iterations": 10,
     "dexpinv": "series",           # "series" (paper 001, truncated at the tableau order) or "closed"
+    "linear_algebra": "auto",      # saddle-point solves: "dense", "banded" (chains) or "auto"
 }
 INDEX1_FORMULATIONS = ("RV", "Rxyz", "EP")
 
@@ -210,6 +211,9 @@ class Index1RungeKutta:
             merged[key] = value
         if not isinstance(merged["projection"], (bool, np.bool_)):
             raise InputError(f"must be true or false, got {merged['projection']!r}", field="options.projection")
+        if merged["linear_algebra"] not in ("auto", "dense", "banded"):
+            raise InputError(f"invalid value {merged['linear_algebra']!r}", field="options.linear_algebra",
+                             allowed=["auto", "dense", "banded"])
         if merged["dexpinv"] not in ("series", "closed"):
             raise InputError(f"invalid value {merged['dexpinv']!r}", field="options.dexpinv",
                              allowed=["series", "closed"])
@@ -247,8 +251,9 @@ class Index1RungeKutta:
         lam_samples = np.zeros((ns, nc))
         integrate_index1_rk(system, tab.A, tab.B, tab.C, opts, q0.copy(), v0.copy(), 0.0, h, h, np.zeros(0),
                             q_samples[:0], v_samples[:0], lam_samples[:0],
-                            make_saddle_point_workspace(nq, nv, nc, n_bodies), np.zeros(N_STATISTICS))
-        workspace = make_saddle_point_workspace(nq, nv, nc, n_bodies)
+                            make_saddle_point_workspace(nq, nv, nc, n_bodies, system, merged["linear_algebra"]),
+                            np.zeros(N_STATISTICS))
+        workspace = make_saddle_point_workspace(nq, nv, nc, n_bodies, system, merged["linear_algebra"])
         stats = np.zeros(N_STATISTICS)
         q = q0.copy()
         v = v0.copy()

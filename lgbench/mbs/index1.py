@@ -17,6 +17,10 @@ coordinate projection of Eich 1993, paper 001 ref. [6]):
 - velocities: one linear solve [M B^T; B 0] [dv; mu] = [0; -B v], v <- v + dv.
 
 Needs nq == nv (RV, Rxyz, EP nodes), so that a velocity-space correction is a coordinate increment.
+
+Chains of bodies (``lgbench.mbs.banded``): the saddle-point matrix is assembled from the bodies' blocks
+of M and B in the body-by-body ordering and factorised as a band matrix, so a solve costs O(bodies)
+instead of O(bodies^3).
 """
 from typing import NamedTuple
 
@@ -25,10 +29,16 @@ import math
 import numpy as np
 from numba import njit
 
-from lgbench.mbs.constraints import constraint_curvature, constraint_matrix, constraint_residual
+from lgbench.mbs.banded import (
+    BandStructure, band_lu_factor, band_lu_solve, band_set, band_structure, dense_structure,
+)
+from lgbench.mbs.constraints import constraint_blocks, constraint_curvature, constraint_matrix, constraint_residual
 from lgbench.mbs.dense import lu_factor, lu_solve
 from lgbench.mbs.kernels import update_coordinates
-from lgbench.mbs.residual import generalized_forces, mass_matrix
+from lgbench.mbs.residual import constraint_velocity, generalized_forces, mass_blocks, mass_matrix
+from lgbench.mbs.system import B_NV, B_VSTART
+
+BODY_BLOCK = 7   # largest number of velocity coordinates of a body (FREE EP node: 3 + 4)
 
 
 class SaddlePointWorkspace(NamedTuple):
@@ -46,20 +56,106 @@ class SaddlePointWorkspace(NamedTuple):
     moved: np.ndarray
     force: np.ndarray
     torque: np.ndarray
+    bv: np.ndarray
+    band: BandStructure   # banded solver (``band.active``): blocks Mb, Cb and band matrix ab; M, C, A empty
+    Mb: np.ndarray
+    Cb: np.ndarray
+    ab: np.ndarray
+    brhs: np.ndarray
 
 
-def make_saddle_point_workspace(nq: int, nv: int, nc: int, n_bodies: int) -> SaddlePointWorkspace:
+def make_saddle_point_workspace(nq: int, nv: int, nc: int, n_bodies: int, system=None,
+                                linear_algebra: str = "dense") -> SaddlePointWorkspace:
+    """Arrays of the saddle-point solves; ``linear_algebra`` ("dense", "banded", "auto"; the latter two
+    need ``system``) selects the solver through ``lgbench.mbs.banded.band_structure``."""
     n = nv + nc
+    band = dense_structure()
+    if system is not None and linear_algebra != "dense" and nc > 0:
+        band = band_structure(system, linear_algebra)
+    if band.active:
+        kl, ku = (int(x) for x in band.bands)
+        dense_v, dense_c, dense_n = 0, 0, 0
+        blocks = dict(Mb=np.zeros((n_bodies, BODY_BLOCK, BODY_BLOCK)), Cb=np.zeros((nc, 2, BODY_BLOCK)),
+                      ab=np.zeros((n, 2 * kl + ku + 1)), brhs=np.zeros(n))
+    else:
+        dense_v, dense_c, dense_n = nv, nc, n
+        blocks = dict(Mb=np.zeros((0, BODY_BLOCK, BODY_BLOCK)), Cb=np.zeros((0, 2, BODY_BLOCK)),
+                      ab=np.zeros((0, 0)), brhs=np.zeros(0))
     return SaddlePointWorkspace(
-        M=np.zeros((nv, nv)), C=np.zeros((nc, nv)), A=np.zeros((n, n)), piv=np.zeros(n, dtype=np.int64),
-        b=np.zeros(n), g=np.zeros(nv), curvature=np.zeros(nc), phi=np.zeros(nc), dq=np.zeros(nq),
-        moved=np.zeros(nq), force=np.zeros((n_bodies, 3)), torque=np.zeros((n_bodies, 3)),
+        M=np.zeros((dense_v, dense_v)), C=np.zeros((dense_c, dense_v)), A=np.zeros((dense_n, dense_n)),
+        piv=np.zeros(n, dtype=np.int64), b=np.zeros(n), g=np.zeros(nv), curvature=np.zeros(nc), phi=np.zeros(nc),
+        dq=np.zeros(nq), moved=np.zeros(nq), force=np.zeros((n_bodies, 3)), torque=np.zeros((n_bodies, 3)),
+        bv=np.zeros(nc), band=band, **blocks,
     )
 
 
 @njit(cache=True)
+def _factor_band_saddle_point(sys, q, w):
+    """[M B^T; B 0] from the body blocks of M and B into the band storage w.ab (ordering w.band.position),
+    factorised in place; False if singular."""
+    st = w.band
+    kl = st.bands[0]
+    ku = st.bands[1]
+    pos = st.position
+    nv = w.g.shape[0]
+    mass_blocks(sys, q, w.Mb)
+    constraint_blocks(sys, q, w.Cb)
+    w.ab[:, :] = 0.0
+    for i in range(sys.body_int.shape[0]):
+        vs = sys.body_int[i, B_VSTART]
+        for r in range(sys.body_int[i, B_NV]):
+            for c in range(sys.body_int[i, B_NV]):
+                band_set(w.ab, kl, ku, pos[vs + r], pos[vs + c], w.Mb[i, r, c])
+    for row in range(st.row_bodies.shape[0]):
+        prow = pos[nv + row]
+        for side in range(2):
+            b = st.row_bodies[row, side]
+            if b < 0:
+                continue
+            vs = sys.body_int[b, B_VSTART]
+            for c in range(sys.body_int[b, B_NV]):
+                band_set(w.ab, kl, ku, pos[vs + c], prow, w.Cb[row, side, c])
+                band_set(w.ab, kl, ku, prow, pos[vs + c], w.Cb[row, side, c])
+    return band_lu_factor(w.ab, kl, ku, w.piv)
+
+
+@njit(cache=True)
+def _solve_saddle_point(w):
+    """w.b <- [M B^T; B 0]^{-1} w.b with the factors of ``_factor_saddle_point`` (dense or banded)."""
+    if w.band.active:
+        pos = w.band.position
+        for u in range(w.b.shape[0]):
+            w.brhs[pos[u]] = w.b[u]
+        band_lu_solve(w.ab, w.band.bands[0], w.band.bands[1], w.piv, w.brhs)
+        for u in range(w.b.shape[0]):
+            w.b[u] = w.brhs[pos[u]]
+    else:
+        lu_solve(w.A, w.piv, w.b)
+
+
+@njit(cache=True)
+def _constraint_velocities(sys, q, v, w, fresh):
+    """B(q) v into w.bv (B evaluated here unless ``fresh`` is False: then the last factorisation's)."""
+    if w.band.active:
+        if fresh:
+            constraint_blocks(sys, q, w.Cb)
+        constraint_velocity(sys, w.band.row_bodies, w.Cb, v, w.bv)
+        return
+    if fresh:
+        constraint_matrix(sys, q, w.C)
+    for r in range(w.C.shape[0]):
+        s = 0.0
+        for c in range(v.shape[0]):
+            s += w.C[r, c] * v[c]
+        w.bv[r] = s
+
+
+@njit(cache=True)
 def _factor_saddle_point(sys, q, w):
-    """LU factors of [M(q) B(q)^T; B(q) 0] in w.A (M and B left in w.M, w.C); False if singular."""
+    """LU factors of [M(q) B(q)^T; B(q) 0] in w.A (M and B left in w.M, w.C), or in band storage; False if
+    singular."""
+    if w.band.active:
+        return _factor_band_saddle_point(sys, q, w)
     nv = w.M.shape[0]
     nc = w.C.shape[0]
     mass_matrix(sys, q, w.M)
@@ -85,7 +181,7 @@ def index1_accelerations(sys, q, v, t, w, a, lam):
     w.b[:nv] = w.g
     for r in range(nc):
         w.b[nv + r] = -w.curvature[r]
-    lu_solve(w.A, w.piv, w.b)
+    _solve_saddle_point(w)
     a[:] = w.b[:nv]
     lam[:] = w.b[nv:]
     return True
@@ -103,14 +199,11 @@ def constraint_norm(sys, q, w):
 
 @njit(cache=True)
 def velocity_constraint_norm(sys, q, v, w):
-    """||B(q) v||_2 (B left in w.C)."""
-    constraint_matrix(sys, q, w.C)
+    """||B(q) v||_2 (B v left in w.bv)."""
+    _constraint_velocities(sys, q, v, w, True)
     s = 0.0
-    for r in range(w.C.shape[0]):
-        bv = 0.0
-        for c in range(v.shape[0]):
-            bv += w.C[r, c] * v[c]
-        s += bv * bv
+    for r in range(w.bv.shape[0]):
+        s += w.bv[r] * w.bv[r]
     return math.sqrt(s)
 
 
@@ -122,8 +215,8 @@ def project_positions(sys, q, w, tolerance, max_iterations):
     then more while ||Phi||_2 > ``tolerance``. Returns the number of iterations, or -1 if
     ``max_iterations`` do not reach the tolerance (or the saddle-point matrix is singular).
     """
-    nv = w.M.shape[0]
-    nc = w.C.shape[0]
+    nv = w.g.shape[0]
+    nc = w.phi.shape[0]
     if nc == 0:
         return 0
     constraint_norm(sys, q, w)
@@ -133,7 +226,7 @@ def project_positions(sys, q, w, tolerance, max_iterations):
         w.b[:nv] = 0.0
         for r in range(nc):
             w.b[nv + r] = -w.phi[r]
-        lu_solve(w.A, w.piv, w.b)
+        _solve_saddle_point(w)
         w.dq[:] = w.b[:nv]
         update_coordinates(sys, q, w.dq, w.moved)
         q[:] = w.moved
@@ -146,16 +239,14 @@ def project_positions(sys, q, w, tolerance, max_iterations):
 def project_velocities(sys, q, v, w):
     """v moved onto B(q) v = 0 in place (paper 001 eq. 12, velocity part); False if singular."""
     nv = v.shape[0]
-    nc = w.C.shape[0]
+    nc = w.phi.shape[0]
     if not _factor_saddle_point(sys, q, w):
         return False
+    _constraint_velocities(sys, q, v, w, False)
     w.b[:nv] = 0.0
     for r in range(nc):
-        bv = 0.0
-        for c in range(nv):
-            bv += w.C[r, c] * v[c]
-        w.b[nv + r] = -bv
-    lu_solve(w.A, w.piv, w.b)
+        w.b[nv + r] = -w.bv[r]
+    _solve_saddle_point(w)
     for c in range(nv):
         v[c] += w.b[c]
     return True
