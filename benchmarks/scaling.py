@@ -40,6 +40,7 @@ CASES = [  # label, formulation, integrator, options
     ("GA modified EP", "EP", "generalized-alpha", (("newton", "modified"),)),
     ("GA full RV dense", "RV", "generalized-alpha", (("linear_algebra", "dense"),)),
     ("RK44-index1 RV", "RV", "RK44-index1", ()),
+    ("RK44-index1 RV dense", "RV", "RK44-index1", (("linear_algebra", "dense"),)),
 ]
 FIT_FROM = 4
 
