@@ -35,6 +35,7 @@ from lgbench.lie.dexpinv import dexpinv_so3_series
 from lgbench.lie.so3 import tangent_operator_inverse_so3
 from lgbench.mbs.dense import mat3_vec
 from lgbench.mbs.formulations import RV
+from lgbench.mbs.borrowed import borrowed
 from lgbench.mbs.index1 import (
     constraint_norm, index1_accelerations, make_saddle_point_workspace, project_positions,
     project_velocities, velocity_constraint_norm,
@@ -132,8 +133,10 @@ def integrate_index1_rk(sys, A, B, C, opts, q, v, t0, t_end, h, sample_times, q_
 
     Records (q, v, lambda) at the first step boundary at or after each sample time and the maxima of
     ||Phi|| and ||B v|| over all states (after projection) in ``stats``. Returns (status, steps, t,
-    lambda at t).
+    lambda at t). The arguments, which the caller owns for the call, are ``borrowed`` for the loop.
     """
+    sys, A, B, C, opts, q, v, sample_times, q_samples, v_samples, lam_samples, w, stats = borrowed(
+        (sys, A, B, C, opts, q, v, sample_times, q_samples, v_samples, lam_samples, w, stats))
     s = B.shape[0]
     nq = q.shape[0]
     nv = v.shape[0]
