@@ -137,11 +137,9 @@ def force_history(sys, q, v, lam, t, force, torque, g, C, out):
         constraint_matrix(sys, q, C)
     for k in range(out.shape[0]):
         out[k] = -g[k]
-        if nc > 0:
-            s = 0.0
-            for row in range(nc):
-                s += C[row, k] * lam[row]
-            out[k] += s
+    for row in range(nc):
+        for k in range(out.shape[0]):
+            out[k] += C[row, k] * lam[row]
 
 
 @njit(cache=True)

@@ -158,23 +158,22 @@ def _translational_forces_se3(sys, i, q, v, force, qr, vr, vs, g):
 
 @njit(cache=True)
 def dynamic_residual(sys, q, v, a, lam, t, M, C, force, torque, g, r):
-    """r = M(q) a - g(q, v, t) + B(q)^T lambda; fills M, C and g as by-products (loops, no temporaries)."""
+    """r = M(q) a - g(q, v, t) + B(q)^T lambda; fills M, C and g as by-products. Loops, no temporaries,
+    in the order of ``structured_residual`` (B^T lambda added row by row), so that the dense and the
+    banded solver see the same residual to the last bit."""
     mass_matrix(sys, q, M)
     generalized_forces(sys, q, v, t, force, torque, g)
     if C.shape[0] > 0:
         constraint_matrix(sys, q, C)
     n = r.shape[0]
-    nc = C.shape[0]
     for k in range(n):
         s = 0.0
         for c in range(n):
             s += M[k, c] * a[c]
         r[k] = s - g[k]
-        if nc > 0:
-            s = 0.0
-            for row in range(nc):
-                s += C[row, k] * lam[row]
-            r[k] += s
+    for row in range(C.shape[0]):
+        for k in range(n):
+            r[k] += C[row, k] * lam[row]
 
 
 @njit(cache=True)
