@@ -163,7 +163,8 @@ for model, formulation, integrator in (("heavy_top", "RV", "ga"), ("heavy_top", 
         vd, lam = np.zeros(nv), np.zeros(nc)
         ga.consistent_accelerations(system, q, v, 0.0, vd, lam)
         state = (q, v, vd, vd.copy(), lam) if integrator == "ga" else (q, v, vd, lam)
-        w = ga.make_workspace(nq, nv, nc, system.body_int.shape[0], 3, system, "auto" if integrator == "ga" else "dense")
+        solver = "auto" if integrator == "ga" else "dense"
+        w = ga.make_workspace(nq, nv, nc, system.body_int.shape[0], 3, system, solver)
         stats = np.zeros(ga.N_STATISTICS)
         h = 2.5e-5
         before = rtsys.get_allocation_stats().alloc

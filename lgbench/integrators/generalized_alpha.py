@@ -466,7 +466,7 @@ def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, sta
     _predictor(q, v, a_alg, h, beta, gamma, w.abar, dqn, v1, vd1, lam1, w.zeta)
     update_coordinates(sys, q, dqn, q1)
     res0 = _residual_norm(sys, q1, v1, vd1, lam1, t1, index2, w.band, w.Mb, w.Cb, w.M, w.C, w.force, w.torque, w.g, w.r,
-                         w.phi, w.bv)
+                          w.phi, w.bv)
     if not math.isfinite(res0):
         return DIVERGED
     if res0 <= opts[O_ATOL]:
@@ -508,8 +508,8 @@ def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, sta
         for r in range(nc):
             lam1[r] += w.rhs[nv + r] / scale
         update_coordinates(sys, q, dqn, q1)
-        res = _residual_norm(sys, q1, v1, vd1, lam1, t1, index2, w.band, w.Mb, w.Cb, w.M, w.C, w.force, w.torque, w.g, w.r,
-                         w.phi, w.bv)
+        res = _residual_norm(sys, q1, v1, vd1, lam1, t1, index2, w.band, w.Mb, w.Cb, w.M, w.C, w.force,
+                             w.torque, w.g, w.r, w.phi, w.bv)
         diverged = not math.isfinite(res)
         if diverged and full_now:
             stats[ST_NEWTON] += k
@@ -535,8 +535,8 @@ def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, sta
                     restarted = True
                     _predictor(q, v, a_alg, h, beta, gamma, w.abar, dqn, v1, vd1, lam1, w.zeta)
                     update_coordinates(sys, q, dqn, q1)
-                    res = _residual_norm(sys, q1, v1, vd1, lam1, t1, index2, w.band, w.Mb, w.Cb, w.M, w.C, w.force, w.torque, w.g, w.r,
-                         w.phi, w.bv)
+                    res = _residual_norm(sys, q1, v1, vd1, lam1, t1, index2, w.band, w.Mb, w.Cb, w.M, w.C, w.force,
+                                         w.torque, w.g, w.r, w.phi, w.bv)
         last = res
     stats[ST_NEWTON] += n_it
     stats[ST_MAX_ITERATIONS] = max(stats[ST_MAX_ITERATIONS], n_it)

@@ -117,6 +117,19 @@ def _ep_velocity_derivative_entry(w, e1, a1, qr, vr, h, beta, gamma, r, c):
 
 
 @njit(cache=True)
+def _ep_velocity_correction_column(w, e1, a1, qr, vr, h, beta, gamma, c):
+    """Column c of D - h gamma I (D of ``ep_velocity_derivative``) as a 4-tuple: what the modified
+    variant puts in place of h gamma I in the EP columns of C_t J_1 (times 1 / (h^2 beta))."""
+    d0 = _ep_velocity_derivative_entry(w, e1, a1, qr, vr, h, beta, gamma, 0, c)
+    d1 = _ep_velocity_derivative_entry(w, e1, a1, qr, vr, h, beta, gamma, 1, c)
+    d2 = _ep_velocity_derivative_entry(w, e1, a1, qr, vr, h, beta, gamma, 2, c)
+    d3 = _ep_velocity_derivative_entry(w, e1, a1, qr, vr, h, beta, gamma, 3, c)
+    hg = h * gamma
+    return (d0 - hg if c == 0 else d0, d1 - hg if c == 1 else d1, d2 - hg if c == 2 else d2,
+            d3 - hg if c == 3 else d3)
+
+
+@njit(cache=True)
 def ep_velocity_derivative(e, e_rate, e_acc, e1, a1, h, beta, gamma):
     """de'_{n+1}/de''_{n+1} of the modified update, paper 004 eq. (69), as a 4x4 matrix."""
     w = _body_rate_carry(e, e_rate, e_acc, 0, 0, h, gamma)
@@ -187,14 +200,11 @@ def hht_iteration_matrix(sys, method, opts, q, v, a, q1, dq, v1, a1, lam1, t1, h
         carry = _body_rate_carry(q, v, a, qr, vr, h, gamma)
         # dv/d(dq) = D / (h^2 beta) replaces gamma / (h beta) I in the EP columns of C_t J_1 (D of
         # ``ep_velocity_derivative`` entry by entry, no array)
-        for row in range(nv):
-            for c in range(4):
-                s = 0.0
-                for m in range(4):
-                    d = _ep_velocity_derivative_entry(carry, q1, a1, qr, vr, h, beta, gamma, m, c)
-                    if m == c:
-                        d -= h * gamma
-                    s += w.Ct[row, vr + m] * d
+        for c in range(4):
+            d0, d1, d2, d3 = _ep_velocity_correction_column(carry, q1, a1, qr, vr, h, beta, gamma, c)
+            for row in range(nv):
+                s = (w.Ct[row, vr] * d0 + w.Ct[row, vr + 1] * d1 + w.Ct[row, vr + 2] * d2
+                     + w.Ct[row, vr + 3] * d3)
                 w.S[row, vr + c] += scale * s / (h * h * beta)
 
 
