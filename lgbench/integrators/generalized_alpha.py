@@ -38,7 +38,7 @@ import numpy as np
 from numba import njit
 
 from lgbench.lie.se3 import tangent_operator_se3
-from lgbench.lie.so3 import tangent_operator_so3
+from lgbench.lie.so3 import tangent_coefficients
 from lgbench.integrators.stepping import record_due_samples, step_end_time, step_plan
 from lgbench.mbs.constraints import constraint_curvature, constraint_matrix, constraint_residual
 from lgbench.mbs.banded import BandStructure, band_lu_factor, band_lu_solve, band_set, band_structure, dense_structure
@@ -92,14 +92,30 @@ def generalized_alpha(rho_inf: float) -> SecondOrderMethod:
 
 
 @njit(cache=True)
+def _write_tangent_so3(psi, k, T, r0):
+    """T_exp(psi[k:k+3]) (paper 000 eqs. A2, A7, A8) into T[r0:r0+3, r0:r0+3], entry by entry: the
+    arithmetic of ``lgbench.lie.so3.tangent_operator_so3`` without its 3x3 array."""
+    x, y, z = psi[k], psi[k + 1], psi[k + 2]
+    c1, c2, _ = tangent_coefficients(math.sqrt(x * x + y * y + z * z))
+    T[r0, r0] = 1.0 - c2 * (z * z + y * y)
+    T[r0 + 1, r0 + 1] = 1.0 - c2 * (z * z + x * x)
+    T[r0 + 2, r0 + 2] = 1.0 - c2 * (y * y + x * x)
+    T[r0, r0 + 1] = -c1 * z + c2 * (y * x)
+    T[r0 + 1, r0] = c1 * z + c2 * (x * y)
+    T[r0, r0 + 2] = c1 * y + c2 * (z * x)
+    T[r0 + 2, r0] = -c1 * y + c2 * (x * z)
+    T[r0 + 1, r0 + 2] = -c1 * x + c2 * (z * y)
+    T[r0 + 2, r0 + 1] = c1 * x + c2 * (y * z)
+
+
+@njit(cache=True)
 def _add_body_tangent(sys, i, dq, T, col0):
-    """Body i's block of T(dq) into T at col0: T_SO3 on the rotation block of RV nodes, T_SE3
-    (paper 002 eq. 35) on the 6-block of SE3 nodes; the identity entries are left to the caller."""
+    """Body i's block of T(dq) into T at col0: T_SO3 on the rotation block of RV nodes (in place),
+    T_SE3 (paper 002 eq. 35) on the 6-block of SE3 nodes; the identity entries are left to the caller."""
     vs = sys.body_int[i, B_VSTART]
     if sys.body_int[i, B_FORM] == RV:
         qr, vr = _rot_start(sys, i)
-        vr += col0 - vs
-        T[vr:vr + 3, vr:vr + 3] = tangent_operator_so3(dq[qr:qr + 3])
+        _write_tangent_so3(dq, qr, T, vr + col0 - vs)
     elif sys.body_int[i, B_FORM] == SE3:
         T[col0:col0 + 6, col0:col0 + 6] = tangent_operator_se3(dq[vs:vs + 6])
 
@@ -130,33 +146,34 @@ def _step_sizes(x, rel, floor):
 
 
 @njit(cache=True)
-def _perturbed_forces(sys, q, v, t, rel, floor, positions, j, w):
-    """w.gp = g at the j-th coordinate of every force-coupled group perturbed (``SystemArrays.force_groups``),
-    along UAC(q, z) (positions) or v; the steps in w.z."""
-    w.z[:] = 0.0
+def _perturbed_forces(sys, q, v, t, rel, floor, positions, j, z, qp, vp, force, torque, gp):
+    """gp = g at the j-th coordinate of every force-coupled group perturbed (``SystemArrays.force_groups``),
+    along UAC(q, z) (positions) or v; the steps in z. Takes the work arrays one by one: passing the
+    workspace tuple to a compiled call costs a reference count per array it holds."""
+    z[:] = 0.0
     groups = sys.force_groups
     for grp in range(groups.shape[0]):
         k = groups[grp, j]
         if k >= 0:
-            w.z[k] = _step_sizes(q[k] if positions else v[k], rel, floor)
+            z[k] = _step_sizes(q[k] if positions else v[k], rel, floor)
     if positions:
-        update_coordinates(sys, q, w.z, w.qp)
-        generalized_forces(sys, w.qp, v, t, w.force, w.torque, w.gp)
+        update_coordinates(sys, q, z, qp)
+        generalized_forces(sys, qp, v, t, force, torque, gp)
     else:
         for r in range(v.shape[0]):
-            w.vp[r] = v[r] + w.z[r]
-        generalized_forces(sys, q, w.vp, t, w.force, w.torque, w.gp)
+            vp[r] = v[r] + z[r]
+        generalized_forces(sys, q, vp, t, force, torque, gp)
 
 
 @njit(cache=True)
-def _grouped_force_derivative(sys, q, v, t, rel, floor, positions, w, out):
+def _grouped_force_derivative(sys, q, v, t, rel, floor, positions, z, qp, vp, force, torque, g, gp, out):
     """out = -dg/dz (positions: along UAC(q, z)) or -dg/dv by forward differences, one coordinate
-    of every force-coupled group per evaluation (``SystemArrays.force_groups``)."""
+    of every force-coupled group per evaluation (``SystemArrays.force_groups``); g must hold g(q, v, t)
+    (left there by the residual the caller evaluated at (q, v, t))."""
     out[:, :] = 0.0
-    generalized_forces(sys, q, v, t, w.force, w.torque, w.g)
     groups = sys.force_groups
     for j in range(groups.shape[1]):
-        _perturbed_forces(sys, q, v, t, rel, floor, positions, j, w)
+        _perturbed_forces(sys, q, v, t, rel, floor, positions, j, z, qp, vp, force, torque, gp)
         for grp in range(groups.shape[0]):
             k = groups[grp, j]
             if k < 0:
@@ -164,17 +181,17 @@ def _grouped_force_derivative(sys, q, v, t, rel, floor, positions, w, out):
             for m in range(groups.shape[1]):
                 r = groups[grp, m]
                 if r >= 0:
-                    out[r, k] = -(w.gp[r] - w.g[r]) / w.z[k]
+                    out[r, k] = -(gp[r] - g[r]) / z[k]
 
 
 @njit(cache=True)
-def _grouped_force_blocks(sys, q, v, t, rel, floor, positions, w, out):
-    """``_grouped_force_derivative`` by groups: out[grp, m, j] = entry (groups[grp, m], groups[grp, j])."""
+def _grouped_force_blocks(sys, q, v, t, rel, floor, positions, z, qp, vp, force, torque, g, gp, out):
+    """``_grouped_force_derivative`` by groups: out[grp, m, j] = entry (groups[grp, m], groups[grp, j]);
+    g must hold g(q, v, t)."""
     out[:, :, :] = 0.0
-    generalized_forces(sys, q, v, t, w.force, w.torque, w.g)
     groups = sys.force_groups
     for j in range(groups.shape[1]):
-        _perturbed_forces(sys, q, v, t, rel, floor, positions, j, w)
+        _perturbed_forces(sys, q, v, t, rel, floor, positions, j, z, qp, vp, force, torque, gp)
         for grp in range(groups.shape[0]):
             k = groups[grp, j]
             if k < 0:
@@ -182,12 +199,21 @@ def _grouped_force_blocks(sys, q, v, t, rel, floor, positions, w, out):
             for m in range(groups.shape[1]):
                 r = groups[grp, m]
                 if r >= 0:
-                    out[grp, m, j] = -(w.gp[r] - w.g[r]) / w.z[k]
+                    out[grp, m, j] = -(gp[r] - g[r]) / z[k]
 
 
 @njit(cache=True)
 def iteration_matrix(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w):
-    """Assemble the (scaled) iteration matrix S_t of paper 000 eq. (40) into w.S."""
+    """Assemble the (scaled) iteration matrix S_t of paper 000 eq. (40) into w.S; evaluates the residual
+    at (q, v, a, lam, t) first (into w.M, w.C, w.g, w.r)."""
+    dynamic_residual(sys, q, v, a, lam, t, w.M, w.C, w.force, w.torque, w.g, w.r)
+    iteration_matrix_at_residual(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w)
+
+
+@njit(cache=True)
+def iteration_matrix_at_residual(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w):
+    """``iteration_matrix`` when w.M, w.C, w.g and w.r already hold M, B, g and r at (q, v, a, lam, t), as
+    after the residual test of the Newton loop at the same iterate: one residual evaluation less."""
     nv = v.shape[0]
     nc = sys.sizes[S_NC]
     S = w.S
@@ -195,14 +221,10 @@ def iteration_matrix(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w):
     full = opts[O_TANGENT] > 0.5
     rel = opts[O_FD_REL]
     floor = opts[O_FD_MIN]
-    # reference values at the current iterate
-    if full:
-        dynamic_residual(sys, q, v, a, lam, t, w.M, w.C, w.force, w.torque, w.g, w.r0)
-    else:
-        dynamic_residual(sys, q, v, a, lam, t, w.M, w.C, w.force, w.torque, w.g, w.r)
-        w.r0[:] = -w.g
     # K_t (eq. 41 or 42): derivative along the local coordinates z of UAC(q, z); C_t along v
     if full:
+        for r in range(nv):
+            w.r0[r] = w.r[r]
         for k in range(nv):
             eps = _step_sizes(q[k], rel, floor)
             w.z[:] = 0.0
@@ -212,24 +234,29 @@ def iteration_matrix(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w):
             for r in range(nv):
                 w.K[r, k] = (w.rp[r] - w.r0[r]) / eps
     else:
-        _grouped_force_derivative(sys, q, v, t, rel, floor, True, w, w.K)
-    generalized_forces(sys, q, v, t, w.force, w.torque, w.g)
-    _grouped_force_derivative(sys, q, v, t, rel, floor, False, w, w.Ct)
-    if opts[O_TEXP] > 0.5:
+        _grouped_force_derivative(sys, q, v, t, rel, floor, True, w.z, w.qp, w.vp, w.force, w.torque, w.g, w.gp,
+                                  w.K)
+    _grouped_force_derivative(sys, q, v, t, rel, floor, False, w.z, w.qp, w.vp, w.force, w.torque, w.g, w.gp, w.Ct)
+    texp = opts[O_TEXP] > 0.5
+    if texp:
         _tangent_matrix(sys, dqn, w.T)
-        KT = w.K @ w.T
-        CT = w.C @ w.T
-    else:
-        KT = w.K
-        CT = w.C
-    mass_matrix_now = w.M
     for r in range(nv):
         for c in range(nv):
-            S[r, c] = scale * (mass_matrix_now[r, c] * bp + w.Ct[r, c] * gp + KT[r, c])
+            S[r, c] = scale * (w.M[r, c] * bp + w.Ct[r, c] * gp + (_times_tangent(w.K, w.T, r, c) if texp
+                                                                    else w.K[r, c]))
     for r in range(nc):
         for c in range(nv):
-            S[nv + r, c] = CT[r, c]
+            S[nv + r, c] = _times_tangent(w.C, w.T, r, c) if texp else w.C[r, c]
             S[c, nv + r] = w.C[r, c]
+
+
+@njit(cache=True)
+def _times_tangent(A, T, r, c):
+    """(A T)[r, c] without forming A T."""
+    s = 0.0
+    for k in range(T.shape[0]):
+        s += A[r, k] * T[k, c]
+    return s
 
 
 @njit(cache=True)
@@ -247,8 +274,8 @@ def band_iteration_matrix(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w):
     floor = opts[O_FD_MIN]
     texp = opts[O_TEXP] > 0.5
     structured_residual(sys, q, v, a, lam, t, st.row_bodies, w.Mb, w.Cb, w.force, w.torque, w.g, w.r)
-    _grouped_force_blocks(sys, q, v, t, rel, floor, True, w, w.Kg)
-    _grouped_force_blocks(sys, q, v, t, rel, floor, False, w, w.Cg)
+    _grouped_force_blocks(sys, q, v, t, rel, floor, True, w.z, w.qp, w.vp, w.force, w.torque, w.g, w.gp, w.Kg)
+    _grouped_force_blocks(sys, q, v, t, rel, floor, False, w.z, w.qp, w.vp, w.force, w.torque, w.g, w.gp, w.Cg)
     if texp:
         _tangent_blocks(sys, dqn, w.Tb)
     w.ab[:, :] = 0.0
@@ -293,24 +320,35 @@ def band_iteration_matrix(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w):
 
 
 @njit(cache=True)
-def _residual_norm(sys, q, v, a, lam, t, w, index2):
-    """||[r; Phi]||_2 (index 3) or ||[r; Phi; B v]||_2 (index 2), unscaled; leaves r in w.r, Phi in
-    w.phi and B(q) v in w.bv. Banded systems evaluate r from body blocks (``structured_residual``)."""
-    if w.band.active:
-        structured_residual(sys, q, v, a, lam, t, w.band.row_bodies, w.Mb, w.Cb, w.force, w.torque, w.g, w.r)
+def _residual_norm(sys, q, v, a, lam, t, index2, band, Mb, Cb, M, C, force, torque, g, r, phi, bv):
+    """||[r; Phi]||_2 (index 3) or ||[r; Phi; B v]||_2 (index 2), unscaled; leaves r in r, Phi in phi and
+    B(q) v in bv. Banded systems (``band.active``) evaluate r from body blocks (``structured_residual``)."""
+    if band.active:
+        structured_residual(sys, q, v, a, lam, t, band.row_bodies, Mb, Cb, force, torque, g, r)
     else:
-        dynamic_residual(sys, q, v, a, lam, t, w.M, w.C, w.force, w.torque, w.g, w.r)
-    constraint_residual(sys, q, t, w.phi)
+        dynamic_residual(sys, q, v, a, lam, t, M, C, force, torque, g, r)
+    if phi.shape[0] > 0:
+        constraint_residual(sys, q, t, phi)
     s = 0.0
-    for k in range(w.r.shape[0]):
-        s += w.r[k] * w.r[k]
-    for k in range(w.phi.shape[0]):
-        s += w.phi[k] * w.phi[k]
+    for k in range(r.shape[0]):
+        s += r[k] * r[k]
+    for k in range(phi.shape[0]):
+        s += phi[k] * phi[k]
     if index2:
-        w.bv[:] = w.C @ v
-        for k in range(w.bv.shape[0]):
-            s += w.bv[k] * w.bv[k]
+        _matrix_vector(C, v, bv)
+        for k in range(bv.shape[0]):
+            s += bv[k] * bv[k]
     return math.sqrt(s)
+
+
+@njit(cache=True)
+def _matrix_vector(A, x, out):
+    """out = A x, in place."""
+    for r in range(A.shape[0]):
+        s = 0.0
+        for c in range(A.shape[1]):
+            s += A[r, c] * x[c]
+        out[r] = s
 
 
 @njit(cache=True)
@@ -325,73 +363,81 @@ def stabilisation_blocks(sys, q, v, bp, gp, scale, opts, w):
     S = w.S
     rel = opts[O_FD_REL]
     floor = opts[O_FD_MIN]
-    bv = w.C @ v
+    texp = opts[O_TEXP] > 0.5
     for k in range(nv):
         eps = _step_sizes(q[k], rel, floor)
         w.z[:] = 0.0
         w.z[k] = eps
         update_coordinates(sys, q, w.z, w.qp)
         constraint_matrix(sys, w.qp, w.Cp)
-        bvp = w.Cp @ v
         for r in range(nc):
-            w.Z[r, k] = (bvp[r] - bv[r]) / eps
-    ZT = w.Z @ w.T if opts[O_TEXP] > 0.5 else w.Z
-    A = scale * (bp * w.M + gp * w.Ct)
-    ABn = A @ w.Cn.T
-    BBn = w.C @ w.Cn.T
+            bvp = 0.0
+            bv = 0.0
+            for c in range(nv):
+                bvp += w.Cp[r, c] * v[c]
+                bv += w.C[r, c] * v[c]
+            w.Z[r, k] = (bvp - bv) / eps
     for r in range(nv):
         for c in range(nc):
-            S[r, nv + nc + c] = ABn[r, c]
+            s = 0.0
+            for m in range(nv):
+                s += scale * (bp * w.M[r, m] + gp * w.Ct[r, m]) * w.Cn[c, m]
+            S[r, nv + nc + c] = s
     for r in range(nc):
         for c in range(nv):
-            S[nv + nc + r, c] = w.C[r, c] + ZT[r, c] / gp
+            S[nv + nc + r, c] = w.C[r, c] + (_times_tangent(w.Z, w.T, r, c) if texp else w.Z[r, c]) / gp
         for c in range(nc):
-            S[nv + nc + r, nv + c] = 0.0
-            S[nv + nc + r, nv + nc + c] = BBn[r, c]
+            s = 0.0
+            for m in range(nv):
+                s += w.C[r, m] * w.Cn[c, m]
             S[nv + r, nv + nc + c] = 0.0
+            S[nv + nc + r, nv + c] = 0.0
+            S[nv + nc + r, nv + nc + c] = s
 
 
 @njit(cache=True)
-def _predictor(q, v, a_alg, h, beta, gamma, w):
-    """dq_n, v_{n+1} of Alg. 5 lines 1-6 (from w.abar) and q_{n+1} = UAC(q_n, dq_n) into w."""
+def _predictor(q, v, a_alg, h, beta, gamma, abar, dqn, v1, vd1, lam1, zeta):
+    """dq_n, v_{n+1} of Alg. 5 lines 1-6 (from abar); v'_{n+1}, lambda_{n+1} and h eta_n start at 0."""
     for r in range(v.shape[0]):
-        w.dqn[r] = h * v[r] + h * h * (0.5 - beta) * a_alg[r] + h * h * beta * w.abar[r]
-        w.v1[r] = v[r] + h * (1.0 - gamma) * a_alg[r] + h * gamma * w.abar[r]
-        w.vd1[r] = 0.0
-    w.lam1[:] = 0.0
-    w.zeta[:] = 0.0
+        dqn[r] = h * v[r] + h * h * (0.5 - beta) * a_alg[r] + h * h * beta * abar[r]
+        v1[r] = v[r] + h * (1.0 - gamma) * a_alg[r] + h * gamma * abar[r]
+        vd1[r] = 0.0
+    lam1[:] = 0.0
+    zeta[:] = 0.0
 
 
 @njit(cache=True)
-def _solve_newton(nv, nc, scale, gp, index2, w):
-    """Newton correction of [r; Phi] (and B v) into w.rhs with the factors of the iteration matrix."""
-    if w.band.active:
-        pos = w.band.position
-        for r in range(nv):
-            w.brhs[pos[r]] = -scale * w.r[r]
-        for r in range(nc):
-            w.brhs[pos[nv + r]] = -w.phi[r]
-        band_lu_solve(w.ab, w.band.bands[0], w.band.bands[1], w.piv, w.brhs)
+def _solve_newton(nv, nc, scale, gp, index2, band, r, phi, bv, ab, brhs, LU, piv, rhs):
+    """Newton correction of [r; Phi] (and B v) into rhs with the factors of the iteration matrix (LU, or
+    ab in the band ordering when band.active)."""
+    if band.active:
+        pos = band.position
+        for k in range(nv):
+            brhs[pos[k]] = -scale * r[k]
+        for k in range(nc):
+            brhs[pos[nv + k]] = -phi[k]
+        band_lu_solve(ab, band.bands[0], band.bands[1], piv, brhs)
         for u in range(nv + nc):
-            w.rhs[u] = w.brhs[pos[u]]
+            rhs[u] = brhs[pos[u]]
         return
-    for r in range(nv):
-        w.rhs[r] = -scale * w.r[r]
-    for r in range(nc):
-        w.rhs[nv + r] = -w.phi[r]
+    for k in range(nv):
+        rhs[k] = -scale * r[k]
+    for k in range(nc):
+        rhs[nv + k] = -phi[k]
     if index2:
-        for r in range(nc):
-            w.rhs[nv + nc + r] = -w.bv[r] / gp
-    lu_solve(w.LU, w.piv, w.rhs)
+        for k in range(nc):
+            rhs[nv + nc + k] = -bv[k] / gp
+    lu_solve(LU, piv, rhs)
 
 
 @njit(cache=True)
 def _factor_iteration_matrix(sys, q1, dqn, v1, vd1, lam1, t1, bp, gp, scale, opts, index2, w):
-    """Assemble and factorise S_t (dense, or banded when w.band is active); False if singular."""
+    """Assemble and factorise S_t (dense, or banded when w.band is active) at the iterate whose residual
+    ``_residual_norm`` has just evaluated (w.M, w.C, w.g, w.r current); False if singular."""
     if w.band.active:
         band_iteration_matrix(sys, q1, dqn, v1, vd1, lam1, t1, bp, gp, scale, opts, w)
         return band_lu_factor(w.ab, w.band.bands[0], w.band.bands[1], w.piv)
-    iteration_matrix(sys, q1, dqn, v1, vd1, lam1, t1, bp, gp, scale, opts, w)
+    iteration_matrix_at_residual(sys, q1, dqn, v1, vd1, lam1, t1, bp, gp, scale, opts, w)
     if index2:
         stabilisation_blocks(sys, q1, v1, bp, gp, scale, opts, w)
     w.LU[:, :] = w.S
@@ -416,10 +462,11 @@ def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, sta
     # predictor (Alg. 5 lines 1-6); w.zeta = h eta_n of eq. (56b)
     for r in range(nv):
         w.abar[r] = (af * vd[r] - am * a_alg[r]) / (1.0 - am)
-    _predictor(q, v, a_alg, h, beta, gamma, w)
     dqn, v1, vd1, lam1, q1 = w.dqn, w.v1, w.vd1, w.lam1, w.q1
+    _predictor(q, v, a_alg, h, beta, gamma, w.abar, dqn, v1, vd1, lam1, w.zeta)
     update_coordinates(sys, q, dqn, q1)
-    res0 = _residual_norm(sys, q1, v1, vd1, lam1, t1, w, index2)
+    res0 = _residual_norm(sys, q1, v1, vd1, lam1, t1, index2, w.band, w.Mb, w.Cb, w.M, w.C, w.force, w.torque, w.g, w.r,
+                          w.phi, w.bv)
     if not math.isfinite(res0):
         return DIVERGED
     if res0 <= opts[O_ATOL]:
@@ -442,7 +489,7 @@ def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, sta
                 stats[ST_NEWTON] += k
                 return SINGULAR_MATRIX
             w.jacobian_valid[0] = True
-        _solve_newton(nv, nc, scale, gp, index2, w)
+        _solve_newton(nv, nc, scale, gp, index2, w.band, w.r, w.phi, w.bv, w.ab, w.brhs, w.LU, w.piv, w.rhs)
         if index2:
             for r in range(nc):
                 w.zeta[r] += w.rhs[nv + nc + r]
@@ -461,7 +508,8 @@ def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, sta
         for r in range(nc):
             lam1[r] += w.rhs[nv + r] / scale
         update_coordinates(sys, q, dqn, q1)
-        res = _residual_norm(sys, q1, v1, vd1, lam1, t1, w, index2)
+        res = _residual_norm(sys, q1, v1, vd1, lam1, t1, index2, w.band, w.Mb, w.Cb, w.M, w.C, w.force,
+                             w.torque, w.g, w.r, w.phi, w.bv)
         diverged = not math.isfinite(res)
         if diverged and full_now:
             stats[ST_NEWTON] += k
@@ -485,9 +533,10 @@ def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, sta
                     stats[ST_FULL_NEWTON_FALLBACKS] += 1
                 if diverged or contraction > 2.0 or full_now:
                     restarted = True
-                    _predictor(q, v, a_alg, h, beta, gamma, w)
+                    _predictor(q, v, a_alg, h, beta, gamma, w.abar, dqn, v1, vd1, lam1, w.zeta)
                     update_coordinates(sys, q, dqn, q1)
-                    res = _residual_norm(sys, q1, v1, vd1, lam1, t1, w, index2)
+                    res = _residual_norm(sys, q1, v1, vd1, lam1, t1, index2, w.band, w.Mb, w.Cb, w.M, w.C, w.force,
+                                         w.torque, w.g, w.r, w.phi, w.bv)
         last = res
     stats[ST_NEWTON] += n_it
     stats[ST_MAX_ITERATIONS] = max(stats[ST_MAX_ITERATIONS], n_it)
@@ -501,7 +550,7 @@ def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, sta
     vd[:] = vd1
     lam[:] = lam1
     if index2:
-        stats[ST_MAX_ETA] = max(stats[ST_MAX_ETA], math.sqrt(np.sum(w.zeta ** 2)) / h)
+        stats[ST_MAX_ETA] = max(stats[ST_MAX_ETA], _norm2(w.zeta) / h)
     if not (all_finite(q) and all_finite(v)):
         return DIVERGED
     return OK
@@ -689,15 +738,19 @@ def _norm2(x):
 
 
 @njit(cache=True)
-def record_constraint_maxima(sys, v, w, stats):
+def record_constraint_maxima(sys, v, band, Cb, C, phi, bv, stats):
     """Raise the running maxima of ||Phi|| and ||B v|| in ``stats`` by the converged step's values
-    (``w.phi`` and the constraint Jacobian of the last iteration, banded or dense)."""
-    if w.band.active:
-        constraint_velocity(sys, w.band.row_bodies, w.Cb, v, w.bv)
+    (``phi`` and the constraint Jacobian of the last iteration: blocks Cb when band.active, else C);
+    the workspace's arrays are passed one by one (a compiled call pays a reference count per array of a
+    tuple argument)."""
+    if phi.shape[0] == 0:
+        return
+    if band.active:
+        constraint_velocity(sys, band.row_bodies, Cb, v, bv)
     else:
-        w.bv[:] = w.C @ v
-    stats[ST_MAX_PHI] = max(stats[ST_MAX_PHI], _norm2(w.phi))
-    stats[ST_MAX_BV] = max(stats[ST_MAX_BV], _norm2(w.bv))
+        _matrix_vector(C, v, bv)
+    stats[ST_MAX_PHI] = max(stats[ST_MAX_PHI], _norm2(phi))
+    stats[ST_MAX_BV] = max(stats[ST_MAX_BV], _norm2(bv))
 
 
 @njit(cache=True)
@@ -722,7 +775,7 @@ def integrate_implicit(sys, method, opts, q, v, vd, a_alg, lam, t0, t_end, h, sa
         steps += 1
         stats[ST_STEPS] += 1
         t = step_end_time(t0, t_end, h, n, total)
-        record_constraint_maxima(sys, v, w, stats)
+        record_constraint_maxima(sys, v, w.band, w.Cb, w.C, w.phi, w.bv, stats)
         next_sample = record_due_samples(sample_times, next_sample, t, h, q, v, lam, q_samples, v_samples,
                                          lam_samples)
     return OK, steps, t

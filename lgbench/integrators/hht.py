@@ -38,12 +38,11 @@ from lgbench.integrators import generalized_alpha as ga
 from lgbench.integrators.implicit import NEWTON_DEFAULTS, option_vector
 from lgbench.integrators.interface import SINGULAR_MATRIX, Integration
 from lgbench.integrators.stepping import record_due_samples, step_end_time, step_plan
-from lgbench.lie.euler_parameters import body_ep_matrix
-from lgbench.mbs.constraints import constraint_residual
+from lgbench.mbs.constraints import constraint_matrix, constraint_residual
 from lgbench.mbs.dense import lu_factor, lu_solve
 from lgbench.mbs.formulations import EP, IMPLICIT_FORMULATIONS
 from lgbench.mbs.kernels import DIVERGED, OK, _rot_start, all_finite, update_coordinates
-from lgbench.mbs.residual import dynamic_residual
+from lgbench.mbs.residual import dynamic_residual, generalized_forces
 from lgbench.mbs.system import B_FORM, S_NC
 
 CLASSICAL = 0
@@ -71,15 +70,21 @@ def ep_rate_matrix(w):
 
 
 @njit(cache=True)
-def _body_rate_carry(e, e_rate, e_acc, h, gamma):
-    """w = L_n e'_n + h (1 - gamma) L_n e''_n (paper 004 eq. 34 and 70), fixed during Newton."""
-    L = body_ep_matrix(e)
-    return L @ (e_rate + h * (1.0 - gamma) * e_acc)
+def _body_rate_carry(q, v, a, qr, vr, h, gamma):
+    """w = L_n e'_n + h (1 - gamma) L_n e''_n (paper 004 eq. 34 and 70) of the EP node whose e, e', e''
+    start at q[qr], v[vr], a[vr], as a tuple; fixed during Newton."""
+    e0, e1, e2, e3 = q[qr], q[qr + 1], q[qr + 2], q[qr + 3]
+    c = h * (1.0 - gamma)
+    x0, x1, x2, x3 = v[vr] + c * a[vr], v[vr + 1] + c * a[vr + 1], v[vr + 2] + c * a[vr + 2], v[vr + 3] + c * a[vr + 3]
+    return (-e1 * x0 + e0 * x1 + e3 * x2 - e2 * x3,
+            -e2 * x0 - e3 * x1 + e0 * x2 + e1 * x3,
+            -e3 * x0 + e2 * x1 - e1 * x2 + e0 * x3)
 
 
 @njit(cache=True)
 def newmark_velocities(sys, method, q, v, a, q1, a1, h, v1):
-    """v_{n+1}: eq. (18)/(60) for every coordinate; eq. (34) for EP nodes of the modified variant."""
+    """v_{n+1}: eq. (18)/(60) for every coordinate; eq. (34) for EP nodes of the modified variant
+    (L_{n+1}^T w written out, no arrays)."""
     gamma = method[M_GAMMA]
     for k in range(v.shape[0]):
         v1[k] = v[k] + h * (1.0 - gamma) * a[k] + h * gamma * a1[k]
@@ -89,46 +94,91 @@ def newmark_velocities(sys, method, q, v, a, q1, a1, h, v1):
         if sys.body_int[i, B_FORM] != EP:
             continue
         qr, vr = _rot_start(sys, i)
-        w = _body_rate_carry(q[qr:qr + 4], v[vr:vr + 4], a[vr:vr + 4], h, gamma)
-        e1 = q1[qr:qr + 4]
-        acc = a1[vr:vr + 4]
-        carried = body_ep_matrix(e1).T @ w
-        e_dot_acc = e1[0] * acc[0] + e1[1] * acc[1] + e1[2] * acc[2] + e1[3] * acc[3]
+        w0, w1, w2 = _body_rate_carry(q, v, a, qr, vr, h, gamma)
+        e0, e1, e2, e3 = q1[qr], q1[qr + 1], q1[qr + 2], q1[qr + 3]
+        carried = (-e1 * w0 - e2 * w1 - e3 * w2, e0 * w0 - e3 * w1 + e2 * w2,
+                   e3 * w0 + e0 * w1 - e1 * w2, -e2 * w0 + e1 * w1 + e0 * w2)
+        e_dot_acc = e0 * a1[vr] + e1 * a1[vr + 1] + e2 * a1[vr + 2] + e3 * a1[vr + 3]
         for k in range(4):
-            v1[vr + k] = carried[k] + h * gamma * (acc[k] - e1[k] * e_dot_acc)
+            v1[vr + k] = carried[k] + h * gamma * (a1[vr + k] - q1[qr + k] * e_dot_acc)
+
+
+@njit(cache=True)
+def _ep_velocity_derivative_entry(w, e1, a1, qr, vr, h, beta, gamma, r, c):
+    """Entry (r, c) of de'_{n+1}/de''_{n+1}, paper 004 eq. (69), for w of ``_body_rate_carry`` and the EP
+    node whose e_{n+1}, e''_{n+1} start at e1[qr], a1[vr]; the w-hat entries of eq. (70) written out."""
+    w0, w1, w2 = w
+    rate = (0.0, -w0, -w1, -w2, w0, 0.0, w2, -w1, w1, -w2, 0.0, w0, w2, w1, -w0, 0.0)
+    d = h * h * beta * rate[4 * r + c]
+    if r == c:
+        e_dot_acc = e1[qr] * a1[vr] + e1[qr + 1] * a1[vr + 1] + e1[qr + 2] * a1[vr + 2] + e1[qr + 3] * a1[vr + 3]
+        d += h * gamma - h ** 3 * gamma * beta * e_dot_acc
+    return d - (h * gamma * e1[qr + r] * e1[qr + c] + h ** 3 * gamma * beta * e1[qr + r] * a1[vr + c])
+
+
+@njit(cache=True)
+def _ep_velocity_correction_column(w, e1, a1, qr, vr, h, beta, gamma, c):
+    """Column c of D - h gamma I (D of ``ep_velocity_derivative``) as a 4-tuple: what the modified
+    variant puts in place of h gamma I in the EP columns of C_t J_1 (times 1 / (h^2 beta))."""
+    d0 = _ep_velocity_derivative_entry(w, e1, a1, qr, vr, h, beta, gamma, 0, c)
+    d1 = _ep_velocity_derivative_entry(w, e1, a1, qr, vr, h, beta, gamma, 1, c)
+    d2 = _ep_velocity_derivative_entry(w, e1, a1, qr, vr, h, beta, gamma, 2, c)
+    d3 = _ep_velocity_derivative_entry(w, e1, a1, qr, vr, h, beta, gamma, 3, c)
+    hg = h * gamma
+    return (d0 - hg if c == 0 else d0, d1 - hg if c == 1 else d1, d2 - hg if c == 2 else d2,
+            d3 - hg if c == 3 else d3)
 
 
 @njit(cache=True)
 def ep_velocity_derivative(e, e_rate, e_acc, e1, a1, h, beta, gamma):
-    """de'_{n+1}/de''_{n+1} of the modified update, paper 004 eq. (69)."""
-    w = _body_rate_carry(e, e_rate, e_acc, h, gamma)
-    D = h * h * beta * ep_rate_matrix(w)
-    e_dot_acc = e1[0] * a1[0] + e1[1] * a1[1] + e1[2] * a1[2] + e1[3] * a1[3]
+    """de'_{n+1}/de''_{n+1} of the modified update, paper 004 eq. (69), as a 4x4 matrix."""
+    w = _body_rate_carry(e, e_rate, e_acc, 0, 0, h, gamma)
+    D = np.empty((4, 4))
     for r in range(4):
-        D[r, r] += h * gamma - h ** 3 * gamma * beta * e_dot_acc
         for c in range(4):
-            D[r, c] -= h * gamma * e1[r] * e1[c] + h ** 3 * gamma * beta * e1[r] * a1[c]
+            D[r, c] = _ep_velocity_derivative_entry(w, e1, a1, 0, 0, h, beta, gamma, r, c)
     return D
 
 
 @njit(cache=True)
-def force_history(sys, q, v, lam, t, w, out):
-    """(B^T lambda - g)(q, v, t), the t_n part of the HHT weighting (paper 004 eq. 61)."""
-    dynamic_residual(sys, q, v, np.zeros(v.shape[0]), lam, t, w.M, w.C, w.force, w.torque, w.g, out)
+def force_history(sys, q, v, lam, t, force, torque, g, C, out):
+    """(B^T lambda - g)(q, v, t), the t_n part of the HHT weighting (paper 004 eq. 61), in place; g and
+    B(q) are left in g and C."""
+    generalized_forces(sys, q, v, t, force, torque, g)
+    nc = C.shape[0]
+    if nc > 0:
+        constraint_matrix(sys, q, C)
+    for k in range(out.shape[0]):
+        out[k] = -g[k]
+    for row in range(nc):
+        for k in range(out.shape[0]):
+            out[k] += C[row, k] * lam[row]
 
 
 @njit(cache=True)
-def hht_residual(sys, method, q1, v1, a1, lam1, t1, history, w, R):
-    """R of paper 004 eq. (62) into R, Phi(q_{n+1}) (eq. 63) into w.phi; returns ||[R; Phi]||_2."""
+def _weighted_accelerations(method, a1, out):
+    """out = a_{n+1} / (1 + alpha), the accelerations the HHT residual (eq. 62) multiplies M by."""
     alpha = method[M_ALPHA]
-    dynamic_residual(sys, q1, v1, a1 / (1.0 + alpha), lam1, t1, w.M, w.C, w.force, w.torque, w.g, R)
+    for k in range(a1.shape[0]):
+        out[k] = a1[k] / (1.0 + alpha)
+
+
+@njit(cache=True)
+def hht_residual(sys, method, q1, v1, a1, lam1, t1, history, abar, M, C, force, torque, g, phi, R):
+    """R of paper 004 eq. (62) into R, Phi(q_{n+1}) (eq. 63) into phi; returns ||[R; Phi]||_2. abar
+    receives a_{n+1} / (1 + alpha); M, C, g the by-products of ``dynamic_residual``. The workspace's
+    arrays come one by one (a compiled call pays a reference count per array of a tuple argument)."""
+    alpha = method[M_ALPHA]
+    _weighted_accelerations(method, a1, abar)
+    dynamic_residual(sys, q1, v1, abar, lam1, t1, M, C, force, torque, g, R)
     s = 0.0
     for k in range(R.shape[0]):
         R[k] -= alpha / (1.0 + alpha) * history[k]
         s += R[k] * R[k]
-    constraint_residual(sys, q1, t1, w.phi)
-    for k in range(w.phi.shape[0]):
-        s += w.phi[k] * w.phi[k]
+    if phi.shape[0] > 0:
+        constraint_residual(sys, q1, t1, phi)
+    for k in range(phi.shape[0]):
+        s += phi[k] * phi[k]
     return math.sqrt(s)
 
 
@@ -138,8 +188,8 @@ def hht_iteration_matrix(sys, method, opts, q, v, a, q1, dq, v1, a1, lam1, t1, h
     alpha, beta, gamma = method[M_ALPHA], method[M_BETA], method[M_GAMMA]
     mass_factor = 1.0 / (h * h * beta * (1.0 + alpha))
     velocity_factor = gamma / (h * beta)
-    ga.iteration_matrix(sys, q1, dq, v1, a1 / (1.0 + alpha), lam1, t1, mass_factor, velocity_factor, scale,
-                        opts, w)
+    _weighted_accelerations(method, a1, w.abar)
+    ga.iteration_matrix(sys, q1, dq, v1, w.abar, lam1, t1, mass_factor, velocity_factor, scale, opts, w)
     if method[M_VARIANT] != MODIFIED:
         return
     nv = v.shape[0]
@@ -147,37 +197,37 @@ def hht_iteration_matrix(sys, method, opts, q, v, a, q1, dq, v1, a1, lam1, t1, h
         if sys.body_int[i, B_FORM] != EP:
             continue
         qr, vr = _rot_start(sys, i)
-        D = ep_velocity_derivative(q[qr:qr + 4], v[vr:vr + 4], a[vr:vr + 4], q1[qr:qr + 4], a1[vr:vr + 4],
-                                   h, beta, gamma)
-        # dv/d(dq) = D / (h^2 beta) replaces gamma / (h beta) I in the EP columns of C_t J_1
-        for r in range(4):
-            D[r, r] -= h * gamma
-        for row in range(nv):
-            for c in range(4):
-                s = 0.0
-                for m in range(4):
-                    s += w.Ct[row, vr + m] * D[m, c]
+        carry = _body_rate_carry(q, v, a, qr, vr, h, gamma)
+        # dv/d(dq) = D / (h^2 beta) replaces gamma / (h beta) I in the EP columns of C_t J_1 (D of
+        # ``ep_velocity_derivative`` entry by entry, no array)
+        for c in range(4):
+            d0, d1, d2, d3 = _ep_velocity_correction_column(carry, q1, a1, qr, vr, h, beta, gamma, c)
+            for row in range(nv):
+                s = (w.Ct[row, vr] * d0 + w.Ct[row, vr + 1] * d1 + w.Ct[row, vr + 2] * d2
+                     + w.Ct[row, vr + 3] * d3)
                 w.S[row, vr + c] += scale * s / (h * h * beta)
 
 
 @njit(cache=True)
 def hht_step(sys, method, opts, q, v, a, lam, t, h, w, stats, history, R):
-    """One HHT step t -> t + h (paper 004 eq. 59-64, modified: eq. 33-34); state updated in place."""
+    """One HHT step t -> t + h (paper 004 eq. 59-64, modified: eq. 33-34); state updated in place.
+    The iterates a_{n+1}, lambda_{n+1}, dq, q_{n+1}, v_{n+1} live in w.vd1, w.lam1, w.dqn, w.q1, w.v1."""
     beta = method[M_BETA]
     nv = v.shape[0]
     nc = sys.sizes[S_NC]
     scale = beta * h * h if opts[ga.O_SCALING] > 0.5 else 1.0
     t1 = t + h
-    force_history(sys, q, v, lam, t, w, history)
+    force_history(sys, q, v, lam, t, w.force, w.torque, w.g, w.C, history)
     # predictor: a_{n+1} = a_n, lambda_{n+1} = lambda_n
-    a1 = a.copy()
-    lam1 = lam.copy()
-    dq = h * v + 0.5 * h * h * a
-    q1 = np.empty_like(q)
+    a1, lam1, dq, q1, v1 = w.vd1, w.lam1, w.dqn, w.q1, w.v1
+    for k in range(nv):
+        a1[k] = a[k]
+        dq[k] = h * v[k] + 0.5 * h * h * a[k]
+    lam1[:] = lam
     update_coordinates(sys, q, dq, q1)
-    v1 = np.empty_like(v)
     newmark_velocities(sys, method, q, v, a, q1, a1, h, v1)
-    res0 = hht_residual(sys, method, q1, v1, a1, lam1, t1, history, w, R)
+    res0 = hht_residual(sys, method, q1, v1, a1, lam1, t1, history, w.abar, w.M, w.C, w.force, w.torque, w.g,
+                        w.phi, R)
     if not math.isfinite(res0):
         return DIVERGED
     if res0 <= opts[ga.O_ATOL]:
@@ -210,7 +260,8 @@ def hht_step(sys, method, opts, q, v, a, lam, t, h, w, stats, history, R):
             lam1[r] += w.rhs[nv + r] / scale
         update_coordinates(sys, q, dq, q1)
         newmark_velocities(sys, method, q, v, a, q1, a1, h, v1)
-        res = hht_residual(sys, method, q1, v1, a1, lam1, t1, history, w, R)
+        res = hht_residual(sys, method, q1, v1, a1, lam1, t1, history, w.abar, w.M, w.C, w.force, w.torque,
+                           w.g, w.phi, R)
         if not math.isfinite(res):
             stats[ga.ST_NEWTON] += k
             w.jacobian_valid[0] = False
@@ -257,7 +308,7 @@ def integrate_hht(sys, method, opts, q, v, a, lam, t0, t_end, h, sample_times, q
         steps += 1
         stats[ga.ST_STEPS] += 1
         t = step_end_time(t0, t_end, h, n, total)
-        ga.record_constraint_maxima(sys, v, w, stats)
+        ga.record_constraint_maxima(sys, v, w.band, w.Cb, w.C, w.phi, w.bv, stats)
         next_sample = record_due_samples(sample_times, next_sample, t, h, q, v, lam, q_samples, v_samples,
                                          lam_samples)
     return OK, steps, t

@@ -21,20 +21,129 @@ With omega_i = W_i w_i a body point moves with p' = u - R hat(b) W w and
 p'' = u' - R hat(b) (W w' + W' w) + R (omega x (omega x b)); a body vector with n' = -R hat(a) W w and
 n'' = -R hat(a) (W w' + W' w) + R (omega x (omega x a)). Ground points and vectors are global.
 """
+import math
+
 import numpy as np
 from numba import njit
 
-from lgbench.lie.so3 import hat
+from lgbench.lie.so3 import one_minus_cos_over_sq, sinc
 from lgbench.mbs.dense import cross, mat3_vec, mat3t_vec
-from lgbench.mbs.formulations import EP
+from lgbench.mbs.formulations import EP, F1, RV, RXYZ, SE3
 from lgbench.mbs.kernels import (
-    _rot_start, angular_velocity, body_pose, rotation_size, translation_rate, velocity_map, velocity_map_rate,
+    _rot_start, _vec3, angular_velocity, body_pose, rotation_size, translation_rate, velocity_map,
+    velocity_map_rate,
 )
-from lgbench.mbs.formulations import SE3
 from lgbench.mbs.system import (
-    B_CROW, B_FORM, B_KIND, B_VSTART, BODY_FRAME_POINT, COINCIDENT, DISTANCE, FREE, GROUND, J_BODY1, J_BODY2, J_NROWS,
-    J_ROW, J_TYPE, PERPENDICULAR, POINT_ON_LINE, S_NC,
+    B_CROW, B_FORM, B_KIND, B_QSTART, B_VSTART, BODY_FRAME_POINT, COINCIDENT, DISTANCE, FREE, GROUND, J_BODY1,
+    J_BODY2, J_NROWS, J_ROW, J_TYPE, PERPENDICULAR, POINT_ON_LINE, S_NC,
 )
+
+
+@njit(cache=True)
+def rotation_entries(form, q, qr):
+    """R(rho) of ``kernels.rotation_matrix`` for the rotation coordinates at q[qr], as a row-major 9-tuple
+    with the same arithmetic (Rodrigues for RV and SE3, Rx Ry Rz for Rxyz and F1, R(e/|e|) for EP and
+    EP-F1), no array."""
+    if form == RV or form == SE3:
+        x, y, z = q[qr], q[qr + 1], q[qr + 2]
+        phi = math.sqrt(x * x + y * y + z * z)
+        c1 = sinc(phi)
+        c2 = one_minus_cos_over_sq(phi)
+        return (1.0 - c2 * (z * z + y * y), -c1 * z + c2 * (y * x), c1 * y + c2 * (z * x),
+                c1 * z + c2 * (x * y), 1.0 - c2 * (z * z + x * x), -c1 * x + c2 * (z * y),
+                -c1 * y + c2 * (x * z), c1 * x + c2 * (y * z), 1.0 - c2 * (y * y + x * x))
+    if form == RXYZ or form == F1:
+        c0, s0 = math.cos(q[qr]), math.sin(q[qr])
+        c1, s1 = math.cos(q[qr + 1]), math.sin(q[qr + 1])
+        c2, s2 = math.cos(q[qr + 2]), math.sin(q[qr + 2])
+        return (c1 * c2, -c1 * s2, s1,
+                c0 * s2 + s0 * s1 * c2, c0 * c2 - s0 * s1 * s2, -s0 * c1,
+                s0 * s2 - c0 * s1 * c2, s0 * c2 + c0 * s1 * s2, c0 * c1)
+    n = math.sqrt(q[qr] * q[qr] + q[qr + 1] * q[qr + 1] + q[qr + 2] * q[qr + 2] + q[qr + 3] * q[qr + 3])
+    e0, e1, e2, e3 = q[qr] / n, q[qr + 1] / n, q[qr + 2] / n, q[qr + 3] / n
+    return (e0 * e0 + e1 * e1 - e2 * e2 - e3 * e3, 2.0 * (e1 * e2 - e0 * e3), 2.0 * (e1 * e3 + e0 * e2),
+            2.0 * (e1 * e2 + e0 * e3), e0 * e0 - e1 * e1 + e2 * e2 - e3 * e3, 2.0 * (e2 * e3 - e0 * e1),
+            2.0 * (e1 * e3 - e0 * e2), 2.0 * (e2 * e3 + e0 * e1), e0 * e0 - e1 * e1 - e2 * e2 + e3 * e3)
+
+
+@njit(cache=True)
+def rate_map_entries(form, q, qr):
+    """W(rho) of ``kernels.velocity_map`` (omega_body = W w) as a 12-tuple, row by row with 4 columns (the
+    4th is zero except for EP): G(theta) for Rxyz, 2 L(e) for EP, I otherwise; the same entries, no array."""
+    if form == RXYZ:
+        c1, s1 = math.cos(q[qr + 1]), math.sin(q[qr + 1])
+        c2, s2 = math.cos(q[qr + 2]), math.sin(q[qr + 2])
+        return (c1 * c2, s2, 0.0, 0.0, -c1 * s2, c2, 0.0, 0.0, s1, 0.0, 1.0, 0.0)
+    if form == EP:
+        e0, e1, e2, e3 = 2.0 * q[qr], 2.0 * q[qr + 1], 2.0 * q[qr + 2], 2.0 * q[qr + 3]
+        return (-e1, e0, e3, -e2, -e2, -e3, e0, e1, -e3, e2, -e1, e0)
+    return (1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0)
+
+
+@njit(cache=True)
+def _rotate(R, a):
+    """R a for a row-major 9-tuple R (the arithmetic of ``mat3_vec``)."""
+    return (R[0] * a[0] + R[1] * a[1] + R[2] * a[2], R[3] * a[0] + R[4] * a[1] + R[5] * a[2],
+            R[6] * a[0] + R[7] * a[1] + R[8] * a[2])
+
+
+@njit(cache=True)
+def _rotate_back(R, a):
+    """R^T a for a row-major 9-tuple R (the arithmetic of ``mat3t_vec``)."""
+    return (R[0] * a[0] + R[3] * a[1] + R[6] * a[2], R[1] * a[0] + R[4] * a[1] + R[7] * a[2],
+            R[2] * a[0] + R[5] * a[1] + R[8] * a[2])
+
+
+@njit(cache=True)
+def _cross3(a, b):
+    return a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]
+
+
+@njit(cache=True)
+def _dot3(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@njit(cache=True)
+def _body_rotation(sys, i, q):
+    """R of body i as a 9-tuple (``rotation_entries``)."""
+    qr, _ = _rot_start(sys, i)
+    return rotation_entries(sys.body_int[i, B_FORM], q, qr)
+
+
+@njit(cache=True)
+def _body_position(sys, i, q):
+    """x of body i as a tuple; the reference point of a FIXED_POINT body is the origin."""
+    if sys.body_int[i, B_KIND] == FREE:
+        return _vec3(q, sys.body_int[i, B_QSTART])
+    return 0.0, 0.0, 0.0
+
+
+@njit(cache=True)
+def body_point(sys, i, q, b):
+    """p = x + R b of the body point b (3 entries) as a tuple; ground: b (allocation-free
+    ``point_kinematics(...)[0]``)."""
+    if i == GROUND:
+        return b[0], b[1], b[2]
+    r0, r1, r2 = _rotate(_body_rotation(sys, i, q), b)
+    if sys.body_int[i, B_KIND] == FREE:
+        s = sys.body_int[i, B_QSTART]
+        return q[s] + r0, q[s + 1] + r1, q[s + 2] + r2
+    return 0.0 + r0, 0.0 + r1, 0.0 + r2
+
+
+@njit(cache=True)
+def body_vector(sys, i, q, a):
+    """n = R a of the body vector a as a tuple; ground: a (allocation-free ``vector_kinematics(...)[0]``)."""
+    if i == GROUND:
+        return a[0], a[1], a[2]
+    return _rotate(_body_rotation(sys, i, q), a)
+
+
+@njit(cache=True)
+def _joint_vector(p, k):
+    """(p[k], p[k+1], p[k+2]) of a joint's real parameters."""
+    return _vec3(p, k)
 
 
 @njit(cache=True)
@@ -81,58 +190,55 @@ def _add_projected_jacobian(sys, i, q, b, direction, translation, sign, row, C, 
     columns start at col0 of C (its B_VSTART for the dense B, 0 for a block of ``constraint_blocks``).
 
     For a point (translation=True) J = [I, -R hat(b) W] (SE3 nodes: [R, -R hat(b)]); for a vector
-    J = [0, -R hat(b) W].
+    J = [0, -R hat(b) W]. With u = R^T direction, direction^T (-R hat(b) W) = (b x u)^T W: tuples, no array.
     """
     if i == GROUND:
         return
     form = sys.body_int[i, B_FORM]
     qr, vr = _rot_start(sys, i)
-    vs = sys.body_int[i, B_VSTART]
-    vr += col0 - vs
-    R, _ = body_pose(sys, i, q)
+    vr += col0 - sys.body_int[i, B_VSTART]
+    u = _rotate_back(rotation_entries(form, q, qr), direction)
     if translation and sys.body_int[i, B_KIND] == FREE:
-        vs = col0
-        along = mat3t_vec(R, direction) if form == SE3 else direction
+        along = u if form == SE3 else (direction[0], direction[1], direction[2])
         for k in range(3):
-            C[row, vs + k] += sign * along[k]
-    W = velocity_map(form, q[qr:qr + rotation_size(form)])
-    block = -(R @ hat(b)) @ W
-    for c in range(W.shape[1]):
-        C[row, vr + c] += sign * (direction[0] * block[0, c] + direction[1] * block[1, c]
-                                  + direction[2] * block[2, c])
+            C[row, col0 + k] += sign * along[k]
+    y0, y1, y2 = _cross3(b, u)
+    W = rate_map_entries(form, q, qr)
+    for c in range(4 if form == EP else 3):
+        C[row, vr + c] += sign * (y0 * W[c] + y1 * W[4 + c] + y2 * W[8 + c])
 
 
 @njit(cache=True)
 def _reference_in_body_frame(sys, i, q, g):
-    """c = R_i^T (x_i - g): the reference point of body i relative to the ground point g, body frame."""
-    R, x = body_pose(sys, i, q)
-    return mat3t_vec(R, x - g)
+    """c = R_i^T (x_i - g): the reference point of body i relative to the ground point g, body frame, as
+    a tuple."""
+    x0, x1, x2 = _body_position(sys, i, q)
+    return _rotate_back(_body_rotation(sys, i, q), (x0 - g[0], x1 - g[1], x2 - g[2]))
 
 
 @njit(cache=True)
 def _add_body_frame_point_jacobian(sys, i, q, g, row, C, col0):
     """C[row:row+3, body i] = B of R^T (g - x) - b: [-R^T (I for SE3), -hat(c) W] with c = R^T (x - g);
-    body i's columns start at col0."""
+    body i's columns start at col0. Tuples, no array."""
     form = sys.body_int[i, B_FORM]
     qr, vr = _rot_start(sys, i)
     vr += col0 - sys.body_int[i, B_VSTART]
-    R, x = body_pose(sys, i, q)
+    R = rotation_entries(form, q, qr)
     if sys.body_int[i, B_KIND] == FREE:
-        vs = col0
         for r in range(3):
             for k in range(3):
-                C[row + r, vs + k] -= (1.0 if r == k else 0.0) if form == SE3 else R[k, r]
-    W = velocity_map(form, q[qr:qr + rotation_size(form)])
-    block = -hat(mat3t_vec(R, x - g)) @ W
-    for r in range(3):
-        for c in range(W.shape[1]):
-            C[row + r, vr + c] += block[r, c]
+                C[row + r, col0 + k] -= (1.0 if r == k else 0.0) if form == SE3 else R[3 * k + r]
+    c0, c1, c2 = _reference_in_body_frame(sys, i, q, g)
+    W = rate_map_entries(form, q, qr)
+    for c in range(4 if form == EP else 3):
+        C[row, vr + c] += -(-c2 * W[4 + c] + c1 * W[8 + c])
+        C[row + 1, vr + c] += -(c2 * W[c] - c0 * W[8 + c])
+        C[row + 2, vr + c] += -(-c1 * W[c] + c0 * W[4 + c])
 
 
 @njit(cache=True)
 def constraint_residual(sys, q, t, phi):
-    """Phi(q) for all constraint rows."""
-    z = np.zeros(q.shape[0])
+    """Phi(q) for all constraint rows; allocation-free (``body_point``, ``body_vector``)."""
     for i in range(sys.body_int.shape[0]):
         row = sys.body_int[i, B_CROW]
         if row >= 0:
@@ -145,28 +251,27 @@ def constraint_residual(sys, q, t, phi):
         p = sys.joint_real[j]
         kind = sys.joint_int[j, J_TYPE]
         if kind == COINCIDENT:
-            p1, _, _ = point_kinematics(sys, b1, q, z, p[0:3])
-            p2, _, _ = point_kinematics(sys, b2, q, z, p[3:6])
-            phi[row:row + 3] = p1 - p2
+            p1 = body_point(sys, b1, q, _joint_vector(p, 0))
+            p2 = body_point(sys, b2, q, _joint_vector(p, 3))
+            for k in range(3):
+                phi[row + k] = p1[k] - p2[k]
         elif kind == PERPENDICULAR:
-            n1, _, _ = vector_kinematics(sys, b1, q, z, p[0:3])
-            n2, _, _ = vector_kinematics(sys, b2, q, z, p[3:6])
-            phi[row] = n1 @ n2
+            phi[row] = _dot3(body_vector(sys, b1, q, _joint_vector(p, 0)), body_vector(sys, b2, q, _joint_vector(p, 3)))
         elif kind == POINT_ON_LINE:
-            p1, _, _ = point_kinematics(sys, b1, q, z, p[0:3])
-            p2, _, _ = point_kinematics(sys, b2, q, z, p[3:6])
-            d = p2 - p1
+            p1 = body_point(sys, b1, q, _joint_vector(p, 0))
+            p2 = body_point(sys, b2, q, _joint_vector(p, 3))
+            d = (p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2])
             for k in range(2):
-                n, _, _ = vector_kinematics(sys, b1, q, z, p[6 + 3 * k:9 + 3 * k])
-                phi[row + k] = d @ n
+                phi[row + k] = _dot3(d, body_vector(sys, b1, q, _joint_vector(p, 6 + 3 * k)))
         elif kind == BODY_FRAME_POINT:
-            c = _reference_in_body_frame(sys, b1, q, p[3:6])
-            phi[row:row + 3] = -c - p[0:3]
+            c = _reference_in_body_frame(sys, b1, q, _joint_vector(p, 3))
+            for k in range(3):
+                phi[row + k] = -c[k] - p[k]
         elif kind == DISTANCE:
-            p1, _, _ = point_kinematics(sys, b1, q, z, p[0:3])
-            p2, _, _ = point_kinematics(sys, b2, q, z, p[3:6])
-            d = p1 - p2
-            phi[row] = 0.5 * (d @ d - p[6] * p[6])
+            p1 = body_point(sys, b1, q, _joint_vector(p, 0))
+            p2 = body_point(sys, b2, q, _joint_vector(p, 3))
+            d = (p1[0] - p2[0], p1[1] - p2[1], p1[2] - p2[2])
+            phi[row] = 0.5 * (_dot3(d, d) - p[6] * p[6])
 
 
 @njit(cache=True)
@@ -199,8 +304,8 @@ def constraint_row_bodies(sys) -> np.ndarray:
 
 @njit(cache=True)
 def _constraint_jacobian(sys, q, C1, C2, dense):
-    """Adds the rows of B: body1's part into C1, body2's into C2, at its B_VSTART (dense) or 0."""
-    z = np.zeros(C1.shape[1] if dense else sys.sizes[1])
+    """Adds the rows of B: body1's part into C1, body2's into C2, at its B_VSTART (dense) or 0;
+    allocation-free (tuples)."""
     for i in range(sys.body_int.shape[0]):
         row = sys.body_int[i, B_CROW]
         if row >= 0:
@@ -209,7 +314,6 @@ def _constraint_jacobian(sys, q, C1, C2, dense):
                 vr -= sys.body_int[i, B_VSTART]
             for k in range(4):
                 C1[row, vr + k] = 2.0 * q[qr + k]
-    unit = np.eye(3)
     for j in range(sys.joint_int.shape[0]):
         row = sys.joint_int[j, J_ROW]
         b1 = sys.joint_int[j, J_BODY1]
@@ -218,33 +322,36 @@ def _constraint_jacobian(sys, q, C1, C2, dense):
         o2 = sys.body_int[b2, B_VSTART] if dense and b2 != GROUND else 0
         p = sys.joint_real[j]
         kind = sys.joint_int[j, J_TYPE]
+        a1 = _joint_vector(p, 0)
+        a2 = _joint_vector(p, 3)
         if kind == COINCIDENT:
             for k in range(3):
-                _add_projected_jacobian(sys, b1, q, p[0:3], unit[k], True, 1.0, row + k, C1, o1)
-                _add_projected_jacobian(sys, b2, q, p[3:6], unit[k], True, -1.0, row + k, C2, o2)
+                unit = (1.0 if k == 0 else 0.0, 1.0 if k == 1 else 0.0, 1.0 if k == 2 else 0.0)
+                _add_projected_jacobian(sys, b1, q, a1, unit, True, 1.0, row + k, C1, o1)
+                _add_projected_jacobian(sys, b2, q, a2, unit, True, -1.0, row + k, C2, o2)
         elif kind == PERPENDICULAR:
-            n1, _, _ = vector_kinematics(sys, b1, q, z, p[0:3])
-            n2, _, _ = vector_kinematics(sys, b2, q, z, p[3:6])
-            _add_projected_jacobian(sys, b1, q, p[0:3], n2, False, 1.0, row, C1, o1)
-            _add_projected_jacobian(sys, b2, q, p[3:6], n1, False, 1.0, row, C2, o2)
+            n1 = body_vector(sys, b1, q, a1)
+            n2 = body_vector(sys, b2, q, a2)
+            _add_projected_jacobian(sys, b1, q, a1, n2, False, 1.0, row, C1, o1)
+            _add_projected_jacobian(sys, b2, q, a2, n1, False, 1.0, row, C2, o2)
         elif kind == POINT_ON_LINE:
-            p1, _, _ = point_kinematics(sys, b1, q, z, p[0:3])
-            p2, _, _ = point_kinematics(sys, b2, q, z, p[3:6])
-            d = p2 - p1
+            p1 = body_point(sys, b1, q, a1)
+            p2 = body_point(sys, b2, q, a2)
+            d = (p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2])
             for k in range(2):
-                t = p[6 + 3 * k:9 + 3 * k]
-                n, _, _ = vector_kinematics(sys, b1, q, z, t)
-                _add_projected_jacobian(sys, b2, q, p[3:6], n, True, 1.0, row + k, C2, o2)
-                _add_projected_jacobian(sys, b1, q, p[0:3], n, True, -1.0, row + k, C1, o1)
+                t = _joint_vector(p, 6 + 3 * k)
+                n = body_vector(sys, b1, q, t)
+                _add_projected_jacobian(sys, b2, q, a2, n, True, 1.0, row + k, C2, o2)
+                _add_projected_jacobian(sys, b1, q, a1, n, True, -1.0, row + k, C1, o1)
                 _add_projected_jacobian(sys, b1, q, t, d, False, 1.0, row + k, C1, o1)
         elif kind == BODY_FRAME_POINT:
-            _add_body_frame_point_jacobian(sys, b1, q, p[3:6], row, C1, o1)
+            _add_body_frame_point_jacobian(sys, b1, q, a2, row, C1, o1)
         elif kind == DISTANCE:
-            p1, _, _ = point_kinematics(sys, b1, q, z, p[0:3])
-            p2, _, _ = point_kinematics(sys, b2, q, z, p[3:6])
-            d = p1 - p2
-            _add_projected_jacobian(sys, b1, q, p[0:3], d, True, 1.0, row, C1, o1)
-            _add_projected_jacobian(sys, b2, q, p[3:6], d, True, -1.0, row, C2, o2)
+            p1 = body_point(sys, b1, q, a1)
+            p2 = body_point(sys, b2, q, a2)
+            d = (p1[0] - p2[0], p1[1] - p2[1], p1[2] - p2[2])
+            _add_projected_jacobian(sys, b1, q, a1, d, True, 1.0, row, C1, o1)
+            _add_projected_jacobian(sys, b2, q, a2, d, True, -1.0, row, C2, o2)
 
 
 @njit(cache=True)

@@ -5,46 +5,73 @@ classical formulation 2, where v = q' and g = H^T g_hat). Per body, with omega =
 M = blockdiag(m I, W^T J W) and g = [f; W^T (tau - omega x J omega - J W' w)]; for SE3 nodes the
 translational part is R^T f - m omega x U (paper 002 eq. 22b).
 """
-import numpy as np
 from numba import njit
 
+from lgbench.lie.tait_bryan import body_rate_dot_apply_rxyz
 from lgbench.mbs.chain import chain_generalized_forces, chain_mass_matrix
-from lgbench.mbs.constraints import constraint_blocks, constraint_matrix
-from lgbench.mbs.dense import cross, mat3_vec, mat3t_vec
-from lgbench.mbs.formulations import EP, SE3
-from lgbench.mbs.kernels import (
-    _rot_start, angular_velocity, applied_loads, rotation_matrix, rotation_size, velocity_map, velocity_map_rate,
-)
-from lgbench.mbs.system import B_FORM, B_INERTIA, B_KIND, B_MASS, B_NV, B_VSTART, FREE
+from lgbench.mbs.constraints import constraint_blocks, constraint_matrix, rate_map_entries
+from lgbench.mbs.dense import cross, mat3t_vec
+from lgbench.mbs.formulations import EP, RV, RXYZ, SE3
+from lgbench.mbs.kernels import _vec3, applied_loads, rotation_matrix
+from lgbench.mbs.system import B_FORM, B_INERTIA, B_KIND, B_MASS, B_NV, B_QSTART, B_VSTART, FREE
 
 
 @njit(cache=True)
-def _add_body_mass(sys, i, q, M, col0):
-    """Body i's block blockdiag(m I, W^T J W) into M, its velocity coordinates starting at col0."""
-    form = sys.body_int[i, B_FORM]
+def _body_rotation_start(body_int, i):
+    """``kernels._rot_start`` from the body array: first rotation coordinate and velocity of body i."""
+    off = 3 if body_int[i, B_KIND] == FREE else 0
+    return body_int[i, B_QSTART] + off, body_int[i, B_VSTART] + off
+
+
+@njit(cache=True)
+def _identity_rate_map(form):
+    """True where W = I (RV, SE3, F1, EP-F1): omega is w itself."""
+    return form != RXYZ and form != EP
+
+
+@njit(cache=True)
+def _add_body_mass(body_int, body_real, i, q, M, col0):
+    """Body i's block blockdiag(m I, W^T J W) into M, its velocity coordinates starting at col0;
+    W^T J W entry by entry from ``rate_map_entries`` (J itself where W = I). Takes the body arrays, not
+    the system tuple: a compiled call pays a reference count per array of a tuple argument."""
+    form = body_int[i, B_FORM]
     vs = col0
-    qr, vr = _rot_start(sys, i)
-    vr += col0 - sys.body_int[i, B_VSTART]
-    if sys.body_int[i, B_KIND] == FREE:
-        m = sys.body_real[i, B_MASS]
+    qr, vr = _body_rotation_start(body_int, i)
+    vr += col0 - body_int[i, B_VSTART]
+    if body_int[i, B_KIND] == FREE:
+        m = body_real[i, B_MASS]
         for k in range(3):
             M[vs + k, vs + k] = m
-    J = sys.body_real[i, B_INERTIA:B_INERTIA + 9].reshape(3, 3)
-    W = velocity_map(form, q[qr:qr + rotation_size(form)])
-    block = W.T @ J @ W
-    n = block.shape[0]
+    if _identity_rate_map(form):
+        for r in range(3):
+            for c in range(3):
+                M[vr + r, vr + c] = body_real[i, B_INERTIA + 3 * r + c]
+        return
+    W = rate_map_entries(form, q, qr)
+    n = 4 if form == EP else 3
     for r in range(n):
+        wj0 = 0.0
+        wj1 = 0.0
+        wj2 = 0.0
+        for a in range(3):
+            war = W[4 * a + r]
+            wj0 += war * body_real[i, B_INERTIA + 3 * a]
+            wj1 += war * body_real[i, B_INERTIA + 3 * a + 1]
+            wj2 += war * body_real[i, B_INERTIA + 3 * a + 2]
         for c in range(n):
-            M[vr + r, vr + c] = block[r, c]
+            M[vr + r, vr + c] = wj0 * W[c] + wj1 * W[4 + c] + wj2 * W[8 + c]
 
 
 @njit(cache=True)
 def mass_matrix(sys, q, M):
     """Dense M(q) (nv x nv)."""
     M[:, :] = 0.0
-    for i in range(sys.body_int.shape[0]):
-        _add_body_mass(sys, i, q, M, sys.body_int[i, B_VSTART])
-    chain_mass_matrix(sys, q, M)
+    body_int = sys.body_int
+    body_real = sys.body_real
+    for i in range(body_int.shape[0]):
+        _add_body_mass(body_int, body_real, i, q, M, body_int[i, B_VSTART])
+    if sys.chain_int.shape[0] > 0:
+        chain_mass_matrix(sys, q, M)
 
 
 @njit(cache=True)
@@ -52,48 +79,101 @@ def mass_blocks(sys, q, Mb):
     """M(q) by bodies: Mb[i] = body i's diagonal block over its own velocity coordinates (absolute
     coordinates only: a minimal-coordinate chain's M is dense)."""
     Mb[:, :, :] = 0.0
-    for i in range(sys.body_int.shape[0]):
-        _add_body_mass(sys, i, q, Mb[i], 0)
+    body_int = sys.body_int
+    body_real = sys.body_real
+    for i in range(body_int.shape[0]):
+        _add_body_mass(body_int, body_real, i, q, Mb[i], 0)
+
+
+@njit(cache=True)
+def rotational_forces(body_real, i, form, q, qr, v, vr, torque):
+    """W^T (tau - omega x J omega - J W' w) of body i (paper 000 eqs. 11, 14, 39) as a 4-tuple (4th entry
+    zero except for EP), omega = W w; tau = torque[i] in the body frame. No arrays: W from
+    ``rate_map_entries``, W' w from ``body_rate_dot_apply_rxyz`` (zero for the other formulations)."""
+    J = B_INERTIA
+    identity = _identity_rate_map(form)
+    if identity:
+        o0, o1, o2 = v[vr], v[vr + 1], v[vr + 2]
+        W = rate_map_entries(RV, q, qr)
+    else:
+        W = rate_map_entries(form, q, qr)
+        o0 = W[0] * v[vr] + W[1] * v[vr + 1] + W[2] * v[vr + 2]
+        o1 = W[4] * v[vr] + W[5] * v[vr + 1] + W[6] * v[vr + 2]
+        o2 = W[8] * v[vr] + W[9] * v[vr + 1] + W[10] * v[vr + 2]
+        if form == EP:
+            o0 += W[3] * v[vr + 3]
+            o1 += W[7] * v[vr + 3]
+            o2 += W[11] * v[vr + 3]
+    h0 = body_real[i, J] * o0 + body_real[i, J + 1] * o1 + body_real[i, J + 2] * o2
+    h1 = body_real[i, J + 3] * o0 + body_real[i, J + 4] * o1 + body_real[i, J + 5] * o2
+    h2 = body_real[i, J + 6] * o0 + body_real[i, J + 7] * o1 + body_real[i, J + 8] * o2
+    m0 = torque[i, 0] - (o1 * h2 - o2 * h1)
+    m1 = torque[i, 1] - (o2 * h0 - o0 * h2)
+    m2 = torque[i, 2] - (o0 * h1 - o1 * h0)
+    if form == RXYZ:
+        d0, d1, d2 = body_rate_dot_apply_rxyz(_vec3(q, qr), _vec3(v, vr))
+        m0 -= body_real[i, J] * d0 + body_real[i, J + 1] * d1 + body_real[i, J + 2] * d2
+        m1 -= body_real[i, J + 3] * d0 + body_real[i, J + 4] * d1 + body_real[i, J + 5] * d2
+        m2 -= body_real[i, J + 6] * d0 + body_real[i, J + 7] * d1 + body_real[i, J + 8] * d2
+    if identity:
+        return m0, m1, m2, 0.0
+    return (W[0] * m0 + W[4] * m1 + W[8] * m2, W[1] * m0 + W[5] * m1 + W[9] * m2,
+            W[2] * m0 + W[6] * m1 + W[10] * m2, W[3] * m0 + W[7] * m1 + W[11] * m2)
 
 
 @njit(cache=True)
 def generalized_forces(sys, q, v, t, force, torque, g):
-    """g(q, v, t) in velocity coordinates: applied loads plus gyroscopic terms."""
+    """g(q, v, t) in velocity coordinates: applied loads plus gyroscopic terms (``rotational_forces``).
+    Allocation-free for the rigid bodies of every formulation but SE3 under the loads that
+    ``applied_loads`` evaluates in place (gravity, body and global torques)."""
     applied_loads(sys, q, v, t, force, torque)
-    for i in range(sys.body_int.shape[0]):
-        form = sys.body_int[i, B_FORM]
-        vs = sys.body_int[i, B_VSTART]
-        qr, vr = _rot_start(sys, i)
-        if sys.body_int[i, B_KIND] == FREE:
+    body_int = sys.body_int
+    body_real = sys.body_real
+    for i in range(body_int.shape[0]):
+        form = body_int[i, B_FORM]
+        vs = body_int[i, B_VSTART]
+        qr, vr = _body_rotation_start(body_int, i)
+        if body_int[i, B_KIND] == FREE:
             if form == SE3:
-                R = rotation_matrix(form, q[qr:qr + 3])
-                g[vs:vs + 3] = (mat3t_vec(R, force[i])
-                                - sys.body_real[i, B_MASS] * cross(v[vr:vr + 3], v[vs:vs + 3]))
+                _translational_forces_se3(sys, i, q, v, force, qr, vr, vs, g)
             else:
                 for k in range(3):
                     g[vs + k] = force[i, k]
-        nr = rotation_size(form)
-        nw = 4 if form == EP else 3
-        r = q[qr:qr + nr]
-        w = v[vr:vr + nw]
-        J = sys.body_real[i, B_INERTIA:B_INERTIA + 9].reshape(3, 3)
-        omega = angular_velocity(form, r, w)
-        moment = torque[i] - cross(omega, mat3_vec(J, omega)) - mat3_vec(J, velocity_map_rate(form, r, w))
-        W = velocity_map(form, r)
-        for c in range(nw):
-            g[vr + c] = W[0, c] * moment[0] + W[1, c] * moment[1] + W[2, c] * moment[2]
-    chain_generalized_forces(sys, q, v, t, g)
+        g0, g1, g2, g3 = rotational_forces(body_real, i, form, q, qr, v, vr, torque)
+        g[vr] = g0
+        g[vr + 1] = g1
+        g[vr + 2] = g2
+        if form == EP:
+            g[vr + 3] = g3
+    if sys.chain_int.shape[0] > 0:
+        chain_generalized_forces(sys, q, v, t, g)
+
+
+@njit(cache=True)
+def _translational_forces_se3(sys, i, q, v, force, qr, vr, vs, g):
+    """R^T f - m omega x U of an SE3 node (paper 002 eq. 22b) into g[vs:vs+3]."""
+    R = rotation_matrix(SE3, q[qr:qr + 3])
+    g[vs:vs + 3] = mat3t_vec(R, force[i]) - sys.body_real[i, B_MASS] * cross(v[vr:vr + 3], v[vs:vs + 3])
 
 
 @njit(cache=True)
 def dynamic_residual(sys, q, v, a, lam, t, M, C, force, torque, g, r):
-    """r = M(q) a - g(q, v, t) + B(q)^T lambda; fills M, C and g as by-products."""
+    """r = M(q) a - g(q, v, t) + B(q)^T lambda; fills M, C and g as by-products. Loops, no temporaries,
+    in the order of ``structured_residual`` (B^T lambda added row by row), so that the dense and the
+    banded solver see the same residual to the last bit."""
     mass_matrix(sys, q, M)
     generalized_forces(sys, q, v, t, force, torque, g)
-    constraint_matrix(sys, q, C)
-    r[:] = M @ a - g
     if C.shape[0] > 0:
-        r += C.T @ lam
+        constraint_matrix(sys, q, C)
+    n = r.shape[0]
+    for k in range(n):
+        s = 0.0
+        for c in range(n):
+            s += M[k, c] * a[c]
+        r[k] = s - g[k]
+    for row in range(C.shape[0]):
+        for k in range(n):
+            r[k] += C[row, k] * lam[row]
 
 
 @njit(cache=True)
