@@ -42,6 +42,7 @@ from lgbench.lie.so3 import tangent_coefficients
 from lgbench.integrators.stepping import record_due_samples, step_end_time, step_plan
 from lgbench.mbs.constraints import constraint_curvature, constraint_matrix, constraint_residual
 from lgbench.mbs.banded import BandStructure, band_lu_factor, band_lu_solve, band_set, band_structure, dense_structure
+from lgbench.mbs.borrowed import borrowed
 from lgbench.mbs.dense import lu_factor, lu_solve
 from lgbench.mbs.formulations import RV, SE3
 from lgbench.mbs.kernels import DIVERGED, OK, _rot_start, algebra_commutator, all_finite, update_coordinates
@@ -759,8 +760,11 @@ def integrate_implicit(sys, method, opts, q, v, vd, a_alg, lam, t0, t_end, h, sa
     """Fixed-step generalized-alpha from t0 to t_end (last step shortened if needed), in place.
 
     Records (q, v, lambda) at the first step boundary at or after each sample time, and the maxima
-    of ||Phi|| and ||B v|| over all steps in ``stats``. Returns (status, steps, t_reached).
+    of ||Phi|| and ||B v|| over all steps in ``stats``. Returns (status, steps, t_reached). The arguments,
+    which the caller owns for the call, are ``borrowed`` for the loop (no reference counting per kernel call).
     """
+    sys, method, opts, q, v, vd, a_alg, lam, sample_times, q_samples, v_samples, lam_samples, w, stats = borrowed(
+        (sys, method, opts, q, v, vd, a_alg, lam, sample_times, q_samples, v_samples, lam_samples, w, stats))
     total, last = step_plan(t0, t_end, h)
     next_sample = record_due_samples(sample_times, 0, t0, h, q, v, lam, q_samples, v_samples, lam_samples)
     steps = 0

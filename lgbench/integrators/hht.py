@@ -38,6 +38,7 @@ from lgbench.integrators import generalized_alpha as ga
 from lgbench.integrators.implicit import NEWTON_DEFAULTS, option_vector
 from lgbench.integrators.interface import SINGULAR_MATRIX, Integration
 from lgbench.integrators.stepping import record_due_samples, step_end_time, step_plan
+from lgbench.mbs.borrowed import borrowed
 from lgbench.mbs.constraints import constraint_matrix, constraint_residual
 from lgbench.mbs.dense import lu_factor, lu_solve
 from lgbench.mbs.formulations import EP, IMPLICIT_FORMULATIONS
@@ -290,7 +291,10 @@ def hht_step(sys, method, opts, q, v, a, lam, t, h, w, stats, history, R):
 def integrate_hht(sys, method, opts, q, v, a, lam, t0, t_end, h, sample_times, q_samples, v_samples,
                   lam_samples, w, stats):
     """Fixed-step HHT from t0 to t_end (last step shortened if needed), in place; samples and the maxima
-    of ||Phi|| and ||B v|| as in ``generalized_alpha.integrate_implicit``. Returns (status, steps, t)."""
+    of ||Phi|| and ||B v|| as in ``generalized_alpha.integrate_implicit``, on ``borrowed`` arguments.
+    Returns (status, steps, t)."""
+    sys, method, opts, q, v, a, lam, sample_times, q_samples, v_samples, lam_samples, w, stats = borrowed(
+        (sys, method, opts, q, v, a, lam, sample_times, q_samples, v_samples, lam_samples, w, stats))
     nv = v.shape[0]
     history = np.zeros(nv)
     R = np.zeros(nv)

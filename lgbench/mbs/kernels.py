@@ -48,9 +48,6 @@ from lgbench.mbs.system import (
     POINT_SPRING_DAMPER, RAMP_BODY_TORQUE,
 )
 
-# the ``rotation`` argument of ``elementary_loads`` outside the rigid-body stage: none cached
-NO_ROTATIONS = np.zeros((0, 4))
-
 OK = 0
 DIVERGED = 1
 SINGULAR = 2
@@ -362,32 +359,32 @@ def body_angular_velocity(form, q, qr, v, vr):
 
 
 @njit(inline="always")
-def _load_to_body_frame(form, q, qr, rotation, i, x):
-    """R^T x of body i: from the Euler parameters rotation[i] of an RV body when given (a non-empty
-    ``rotation`` from ``rigid_stage_coordinates``), else from its coordinates (``to_body_frame``)."""
-    if form == RV and rotation.shape[0] > 0:
+def _load_to_body_frame(form, q, qr, cached, rotation, i, x):
+    """R^T x of body i: from the Euler parameters rotation[i] of an RV body if ``cached`` (``rotation`` from
+    ``rigid_stage_coordinates``), else from its coordinates (``to_body_frame``)."""
+    if form == RV and cached:
         return rotation_ep_transpose_apply((rotation[i, 0], rotation[i, 1], rotation[i, 2], rotation[i, 3]), x)
     return to_body_frame(form, q, qr, x)
 
 
 @njit(inline="always")
-def _load_from_body_frame(form, q, qr, rotation, i, x):
+def _load_from_body_frame(form, q, qr, cached, rotation, i, x):
     """R x of body i, from rotation[i] like ``_load_to_body_frame``."""
-    if form == RV and rotation.shape[0] > 0:
+    if form == RV and cached:
         return rotation_ep_transpose_apply((rotation[i, 0], -rotation[i, 1], -rotation[i, 2], -rotation[i, 3]), x)
     return from_body_frame(form, q, qr, x)
 
 
 @njit(inline="always")
-def _add_point_spring_damper(body_int, force_real, k, i, form, qr, q, v, rotation, force, torque):
+def _add_point_spring_damper(body_int, force_real, k, i, form, qr, q, v, cached, rotation, force, torque):
     """Spring-damper per global axis between the body point b and the ground point g (POINT_SPRING_DAMPER):
     f = -K (x + R b - g) - D (u + R (omega x b)) at the point, i.e. f at the reference point and the
     body-frame torque b x R^T f."""
     b = (force_real[k, 6], force_real[k, 7], force_real[k, 8])
-    Rb = _load_from_body_frame(form, q, qr, rotation, i, b)
+    Rb = _load_from_body_frame(form, q, qr, cached, rotation, i, b)
     vr = body_int[i, B_VSTART] + (3 if body_int[i, B_KIND] == FREE else 0)
     w0, w1, w2 = body_angular_velocity(form, q, qr, v, vr)
-    Rwb = _load_from_body_frame(form, q, qr, rotation, i, (w1 * b[2] - w2 * b[1], w2 * b[0] - w0 * b[2],
+    Rwb = _load_from_body_frame(form, q, qr, cached, rotation, i, (w1 * b[2] - w2 * b[1], w2 * b[0] - w0 * b[2],
                                                            w0 * b[1] - w1 * b[0]))
     x = (0.0, 0.0, 0.0)
     u = (0.0, 0.0, 0.0)
@@ -395,24 +392,24 @@ def _add_point_spring_damper(body_int, force_real, k, i, form, qr, q, v, rotatio
         x = _vec3(q, body_int[i, B_QSTART])
         u = _vec3(v, body_int[i, B_VSTART])
         if form == SE3:
-            u = _load_from_body_frame(form, q, qr, rotation, i, u)
+            u = _load_from_body_frame(form, q, qr, cached, rotation, i, u)
     f = (-force_real[k, 0] * (x[0] + Rb[0] - force_real[k, 9]) - force_real[k, 3] * (u[0] + Rwb[0]),
          -force_real[k, 1] * (x[1] + Rb[1] - force_real[k, 10]) - force_real[k, 4] * (u[1] + Rwb[1]),
          -force_real[k, 2] * (x[2] + Rb[2] - force_real[k, 11]) - force_real[k, 5] * (u[2] + Rwb[2]))
     if body_int[i, B_KIND] == FREE:
         for j in range(3):
             force[i, j] += f[j]
-    f0, f1, f2 = _load_to_body_frame(form, q, qr, rotation, i, f)
+    f0, f1, f2 = _load_to_body_frame(form, q, qr, cached, rotation, i, f)
     torque[i, 0] += b[1] * f2 - b[2] * f1
     torque[i, 1] += b[2] * f0 - b[0] * f2
     torque[i, 2] += b[0] * f1 - b[1] * f0
 
 
 @njit(inline="always")
-def elementary_loads(body_int, body_real, force_int, force_real, q, v, rotation, force, torque):
+def elementary_loads(body_int, body_real, force_int, force_real, q, v, cached, rotation, force, torque):
     """Zero the per-body forces (global, at the reference point) and torques (body frame), then add the
     ``is_elementary_load`` elements; the other force elements are left to ``other_load``.
-    ``rotation``: Euler parameters of the RV bodies (``rigid_stage_coordinates``) or an empty array."""
+    ``cached``: take R of the RV bodies from their Euler parameters in ``rotation`` (``rigid_stage_coordinates``)."""
     for i in range(force.shape[0]):
         for j in range(3):
             force[i, j] = 0.0
@@ -428,7 +425,7 @@ def elementary_loads(body_int, body_real, force_int, force_real, q, v, rotation,
             if body_int[i, B_KIND] == FREE:
                 for j in range(3):
                     force[i, j] += fg[j]
-            b0, b1, b2 = _load_to_body_frame(form, q, qr, rotation, i, fg)
+            b0, b1, b2 = _load_to_body_frame(form, q, qr, cached, rotation, i, fg)
             c0, c1, c2 = body_real[i, B_COM], body_real[i, B_COM + 1], body_real[i, B_COM + 2]
             torque[i, 0] += c1 * b2 - c2 * b1
             torque[i, 1] += c2 * b0 - c0 * b2
@@ -437,20 +434,21 @@ def elementary_loads(body_int, body_real, force_int, force_real, q, v, rotation,
             for j in range(3):
                 torque[i, j] += force_real[k, j]
         elif ftype == GLOBAL_TORQUE:
-            b0, b1, b2 = _load_to_body_frame(form, q, qr, rotation, i,
+            b0, b1, b2 = _load_to_body_frame(form, q, qr, cached, rotation, i,
                                              (force_real[k, 0], force_real[k, 1], force_real[k, 2]))
             torque[i, 0] += b0
             torque[i, 1] += b1
             torque[i, 2] += b2
         elif ftype == POINT_SPRING_DAMPER:
-            _add_point_spring_damper(body_int, force_real, k, i, form, qr, q, v, rotation, force, torque)
+            _add_point_spring_damper(body_int, force_real, k, i, form, qr, q, v, cached, rotation, force, torque)
 
 
-@njit(cache=True)
+@njit(inline="always")
 def applied_loads(sys, q, v, t, force, torque):
     """Accumulate applied forces (global, at the reference point) and torques (body frame) per body."""
     force_int = sys.force_int
-    elementary_loads(sys.body_int, sys.body_real, force_int, sys.force_real, q, v, NO_ROTATIONS, force, torque)
+    # no Euler parameters cached (``force`` only stands in for the array, which is not read)
+    elementary_loads(sys.body_int, sys.body_real, force_int, sys.force_real, q, v, False, force, force, torque)
     for k in range(force_int.shape[0]):
         if not is_elementary_load(force_int[k, F_TYPE]):
             other_load(sys, k, q, v, t, force, torque)
@@ -592,7 +590,7 @@ def rigid_body_stage(body_int, body_real, force_int, force_real, base, q0, dq, v
     status = rigid_kinematic_rates(body_int, q, dq, v, K)
     if status != OK:
         return status
-    elementary_loads(body_int, body_real, force_int, force_real, q, v, rotation, force, torque)
+    elementary_loads(body_int, body_real, force_int, force_real, q, v, True, rotation, force, torque)
     return rigid_accelerations(body_int, body_real, q, v, force, torque, rate_map, mass, piv, rhs, a)
 
 
