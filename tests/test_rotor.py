@@ -159,3 +159,13 @@ def test_rotor_studies_load_with_the_paper_grids():
     table7 = load_study("studies/rotor_implicit.yaml").steps.sizes()
     assert table7 == pytest.approx([5e-5 * 2.0 ** (1 - n) for n in range(1, 11)], rel=1e-15)
     assert table7[-1] == pytest.approx(9.765625e-8)
+
+
+def test_rkmk_step_beyond_its_rotation_resolution_is_reported_as_diverged():
+    """ODE23 at h = 1e-4 is beyond its stability limit on the rotor (h * 18800 rad/s = 1.9 > sqrt(3)):
+    the body rates grow until one step rotates the rotor by more than pi, which the rotation-vector
+    update cannot represent; the run ends there as diverged instead of carrying a meaningless state."""
+    run = run_single(RunSpec("rotor", "RV", "ODE23", 1e-4, 0.5))
+    assert run.status == "diverged"
+    assert "more than pi" in run.message
+    assert run_single(RunSpec("rotor", "RV", "RK44", 1e-4, 0.5)).status == "ok"

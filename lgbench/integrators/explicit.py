@@ -4,19 +4,20 @@ Classical nodes follow paper 000 Alg. 2, Lie group nodes Alg. 3 (RKMK): the stag
 UAC(q_n, dq_i) and the coordinate slopes T_exp^{-1}(dq_i) v_i. The difference lives in the
 multibody kernels (``update_coordinates``, ``kinematic_rates``), so one loop serves both.
 """
+import math
 import time
 
 import numpy as np
 from numba import njit
 
 from lgbench.exceptions import InputError
-from lgbench.integrators.interface import Integration
+from lgbench.integrators.interface import UNRESOLVED_ROTATION, Integration
 
 from lgbench.mbs.borrowed import borrowed
 from lgbench.integrators.stepping import is_due, record_due_samples, step_end_time, step_plan
 from lgbench.mbs.kernels import (
-    DIVERGED, OK, all_finite, is_rigid_body_system, kinematic_rates, rhs_work, rigid_base_rotations,
-    rigid_body_stage, rigid_stage_coordinates, state_accelerations, update_coordinates,
+    DIVERGED, OK, all_finite, is_rigid_body_system, kinematic_rates, largest_rotation_increment, rhs_work,
+    rigid_base_rotations, rigid_body_stage, rigid_stage_coordinates, state_accelerations, update_coordinates,
 )
 
 
@@ -86,13 +87,19 @@ def combine_stages(sys, rigid, weights, q, v, h, Ks, ks, dq, q_out, v_out, work)
 
 @njit(inline="always")
 def explicit_rk_step(sys, rigid, A, B, C, q, v, t, h, Ks, ks, dq, qs, vs, work):
-    """Advance (q, v) in place by one step of size h; returns a status code."""
+    """Advance (q, v) in place by one step of size h; returns a status code.
+
+    A step whose rotation-vector increment exceeds pi is reported as UNRESOLVED_ROTATION: beyond pi
+    the exponential map is not injective, so the step cannot represent the body's rotation; an
+    unstable step size reaches it long before the state overflows."""
     status = rk_stages(sys, rigid, A, C, q, v, t, h, Ks, ks, dq, qs, vs, work)
     if status != OK:
         return status
     combine_stages(sys, rigid, B, q, v, h, Ks, ks, dq, qs, vs, work)
     if not (all_finite(qs) and all_finite(vs)):
         return DIVERGED
+    if largest_rotation_increment(sys.body_int, dq) > math.pi:
+        return UNRESOLVED_ROTATION
     for k in range(q.shape[0]):
         q[k] = qs[k]
     for k in range(v.shape[0]):

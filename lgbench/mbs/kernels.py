@@ -744,6 +744,17 @@ def algebra_commutator(sys, v, w, out):
 
 
 @njit(cache=True)
+def largest_rotation_increment(body_int, dq):
+    """max over RV bodies of |dq_rotation|: the rotation angle of a Lie group update UAC(q, dq)."""
+    largest = 0.0
+    for i in range(body_int.shape[0]):
+        if body_int[i, B_FORM] == RV:
+            qr = body_int[i, B_QSTART] + (3 if body_int[i, B_KIND] == FREE else 0)
+            largest = max(largest, math.sqrt(dq[qr] ** 2 + dq[qr + 1] ** 2 + dq[qr + 2] ** 2))
+    return largest
+
+
+@njit(cache=True)
 def all_finite(x):
     for k in range(x.shape[0]):
         if not math.isfinite(x[k]):
