@@ -499,6 +499,18 @@ def accelerations(sys, q, v, t, force, torque, a):
 
 
 @njit(inline="always")
+def euler_moment(body_real, i, torque, o0, o1, o2):
+    """tau - omega x J omega of body i (right-hand side of Euler's equations, paper 000 eq. 11) as a
+    tuple, for the body angular velocity omega = (o0, o1, o2) and the body-frame torque torque[i]."""
+    J = B_INERTIA
+    h0 = body_real[i, J] * o0 + body_real[i, J + 1] * o1 + body_real[i, J + 2] * o2
+    h1 = body_real[i, J + 3] * o0 + body_real[i, J + 4] * o1 + body_real[i, J + 5] * o2
+    h2 = body_real[i, J + 6] * o0 + body_real[i, J + 7] * o1 + body_real[i, J + 8] * o2
+    return (torque[i, 0] - (o1 * h2 - o2 * h1), torque[i, 1] - (o2 * h0 - o0 * h2),
+            torque[i, 2] - (o0 * h1 - o1 * h0))
+
+
+@njit(inline="always")
 def rigid_accelerations(body_int, body_real, q, v, force, torque, rate_map, mass, piv, rhs, a):
     """v' = M^{-1} g(q, v, t) per body from the applied forces and torques (paper 000 eqs. 11, 14, 32),
     except the translation of SE3 nodes; returns a status code.
@@ -524,15 +536,8 @@ def rigid_accelerations(body_int, body_real, q, v, force, torque, rate_map, mass
                 return SINGULAR
             a[vr], a[vr + 1], a[vr + 2] = _vec3(rhs, 0)
         else:
-            J = B_INERTIA
             Ji = B_INERTIA_INV
-            w0, w1, w2 = v[vr], v[vr + 1], v[vr + 2]
-            h0 = body_real[i, J] * w0 + body_real[i, J + 1] * w1 + body_real[i, J + 2] * w2
-            h1 = body_real[i, J + 3] * w0 + body_real[i, J + 4] * w1 + body_real[i, J + 5] * w2
-            h2 = body_real[i, J + 6] * w0 + body_real[i, J + 7] * w1 + body_real[i, J + 8] * w2
-            g0 = torque[i, 0] - (w1 * h2 - w2 * h1)
-            g1 = torque[i, 1] - (w2 * h0 - w0 * h2)
-            g2 = torque[i, 2] - (w0 * h1 - w1 * h0)
+            g0, g1, g2 = euler_moment(body_real, i, torque, v[vr], v[vr + 1], v[vr + 2])
             a[vr] = body_real[i, Ji] * g0 + body_real[i, Ji + 1] * g1 + body_real[i, Ji + 2] * g2
             a[vr + 1] = body_real[i, Ji + 3] * g0 + body_real[i, Ji + 4] * g1 + body_real[i, Ji + 5] * g2
             a[vr + 2] = body_real[i, Ji + 6] * g0 + body_real[i, Ji + 7] * g1 + body_real[i, Ji + 8] * g2

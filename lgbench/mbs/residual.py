@@ -12,7 +12,7 @@ from lgbench.mbs.chain import chain_generalized_forces, chain_mass_matrix
 from lgbench.mbs.constraints import constraint_blocks, constraint_matrix, rate_map_entries
 from lgbench.mbs.dense import cross, mat3t_vec
 from lgbench.mbs.formulations import EP, RV, RXYZ, SE3
-from lgbench.mbs.kernels import _vec3, applied_loads, rotation_matrix
+from lgbench.mbs.kernels import _vec3, applied_loads, euler_moment, rotation_matrix
 from lgbench.mbs.system import B_FORM, B_INERTIA, B_KIND, B_MASS, B_NV, B_QSTART, B_VSTART, FREE
 
 
@@ -104,12 +104,7 @@ def rotational_forces(body_real, i, form, q, qr, v, vr, torque):
             o0 += W[3] * v[vr + 3]
             o1 += W[7] * v[vr + 3]
             o2 += W[11] * v[vr + 3]
-    h0 = body_real[i, J] * o0 + body_real[i, J + 1] * o1 + body_real[i, J + 2] * o2
-    h1 = body_real[i, J + 3] * o0 + body_real[i, J + 4] * o1 + body_real[i, J + 5] * o2
-    h2 = body_real[i, J + 6] * o0 + body_real[i, J + 7] * o1 + body_real[i, J + 8] * o2
-    m0 = torque[i, 0] - (o1 * h2 - o2 * h1)
-    m1 = torque[i, 1] - (o2 * h0 - o0 * h2)
-    m2 = torque[i, 2] - (o0 * h1 - o1 * h0)
+    m0, m1, m2 = euler_moment(body_real, i, torque, o0, o1, o2)
     if form == RXYZ:
         d0, d1, d2 = body_rate_dot_apply_rxyz(_vec3(q, qr), _vec3(v, vr))
         m0 -= body_real[i, J] * d0 + body_real[i, J + 1] * d1 + body_real[i, J + 2] * d2
