@@ -21,4 +21,10 @@ class InputError(ValueError):
         if self.allowed:
             allowed = self.allowed if isinstance(self.allowed, str) else ", ".join(map(str, self.allowed))
             text += f" (allowed: {allowed})"
-        return text
+        return _one_line(text)
+
+
+def _one_line(text: str) -> str:
+    """Line breaks and other control characters (e.g. inside a bad key of a study file) shown escaped,
+    so that the message stays on one line."""
+    return "".join(ch if ch.isprintable() or ch == " " else ascii(ch)[1:-1] for ch in text)

@@ -70,3 +70,11 @@ def test_the_unmutated_fuzz_seed_is_valid(tmp_path):
     path = tmp_path / "study.yaml"
     path.write_text(yaml.safe_dump(VALID))
     assert load_study(path).name == "fuzz"
+
+
+def test_a_line_break_inside_a_bad_key_stays_escaped_in_the_one_line_message():
+    """Found by the fuzzer: a parameter name holding a line break was echoed verbatim."""
+    from lgbench.exceptions import InputError
+
+    message = str(InputError("unknown parameter of model heavy_top: '\n'", file="study.yaml", field="params.\n"))
+    assert "\n" not in message and "params.\\n" in message
