@@ -74,7 +74,5 @@ def test_the_unmutated_fuzz_seed_is_valid(tmp_path):
 
 def test_a_line_break_inside_a_bad_key_stays_escaped_in_the_one_line_message():
     """Found by the fuzzer: a parameter name holding a line break was echoed verbatim."""
-    from lgbench.exceptions import InputError
-
     message = str(InputError("unknown parameter of model heavy_top: '\n'", file="study.yaml", field="params.\n"))
     assert "\n" not in message and "params.\\n" in message
