@@ -12,9 +12,8 @@ from numba import njit
 
 from lgbench.exceptions import InputError
 from lgbench.integrators.interface import UNRESOLVED_ROTATION, Integration
-
-from lgbench.mbs.borrowed import borrowed
 from lgbench.integrators.stepping import is_due, record_due_samples, step_end_time, step_plan
+from lgbench.mbs.borrowed import borrowed
 from lgbench.mbs.kernels import (
     DIVERGED, OK, all_finite, is_rigid_body_system, kinematic_rates, largest_rotation_increment, rhs_work,
     rigid_base_rotations, rigid_body_stage, rigid_stage_coordinates, state_accelerations, update_coordinates,

@@ -41,7 +41,9 @@ from lgbench.lie.se3 import tangent_operator_se3
 from lgbench.lie.so3 import tangent_coefficients
 from lgbench.integrators.stepping import record_due_samples, step_end_time, step_plan
 from lgbench.mbs.constraints import constraint_curvature, constraint_matrix, constraint_residual
-from lgbench.mbs.banded import BandStructure, band_lu_factor, band_lu_solve, band_set, band_structure, dense_structure
+from lgbench.mbs.banded import (
+    BandStructure, band_lu_factor, band_lu_solve, band_set, band_set_constraint_rows, band_structure, dense_structure,
+)
 from lgbench.mbs.borrowed import borrowed
 from lgbench.mbs.dense import lu_factor, lu_solve
 from lgbench.mbs.formulations import RV, SE3
@@ -270,7 +272,6 @@ def band_iteration_matrix(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w):
     kl = st.bands[0]
     ku = st.bands[1]
     pos = st.position
-    nv = v.shape[0]
     rel = opts[O_FD_REL]
     floor = opts[O_FD_MIN]
     texp = opts[O_TEXP] > 0.5
@@ -302,22 +303,7 @@ def band_iteration_matrix(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w):
                 if st.vel_body[r] == bk:
                     mass = w.Mb[bk, r - sys.body_int[bk, B_VSTART], lk]
                 band_set(w.ab, kl, ku, pos[r], pos[k], scale * (mass * bp + w.Cg[grp, m, j] * gp + kt))
-    for row in range(st.row_bodies.shape[0]):
-        prow = pos[nv + row]
-        for side in range(2):
-            b = st.row_bodies[row, side]
-            if b < 0:
-                continue
-            vs = sys.body_int[b, B_VSTART]
-            for c in range(sys.body_int[b, B_NV]):
-                band_set(w.ab, kl, ku, pos[vs + c], prow, w.Cb[row, side, c])
-                if texp:
-                    ct = 0.0
-                    for l in range(sys.body_int[b, B_NV]):
-                        ct += w.Cb[row, side, l] * w.Tb[b, l, c]
-                else:
-                    ct = w.Cb[row, side, c]
-                band_set(w.ab, kl, ku, prow, pos[vs + c], ct)
+    band_set_constraint_rows(sys.body_int, st, w.Cb, texp, w.Tb, w.ab)
 
 
 @njit(cache=True)

@@ -168,6 +168,33 @@ def band_set(ab, kl, ku, i, j, value):
     ab[j, kl + ku + i - j] = value
 
 
+@njit(cache=True)
+def band_set_constraint_rows(body_int, st, Cb, texp, Tb, ab):
+    """The columns B^T and the rows B (B T with T = blockdiag(Tb[body]) if ``texp``) of a saddle-point
+    iteration matrix into the band storage ab, ordering ``st``, from the row blocks Cb of
+    ``constraints.constraint_blocks``."""
+    kl = st.bands[0]
+    ku = st.bands[1]
+    pos = st.position
+    nv = pos.shape[0] - st.row_bodies.shape[0]
+    for row in range(st.row_bodies.shape[0]):
+        prow = pos[nv + row]
+        for side in range(2):
+            b = st.row_bodies[row, side]
+            if b < 0:
+                continue
+            vs = body_int[b, B_VSTART]
+            for c in range(body_int[b, B_NV]):
+                band_set(ab, kl, ku, pos[vs + c], prow, Cb[row, side, c])
+                if texp:
+                    ct = 0.0
+                    for l in range(body_int[b, B_NV]):
+                        ct += Cb[row, side, l] * Tb[b, l, c]
+                else:
+                    ct = Cb[row, side, c]
+                band_set(ab, kl, ku, prow, pos[vs + c], ct)
+
+
 def band_from_dense(A: np.ndarray, kl: int, ku: int) -> np.ndarray:
     """Band storage of a dense matrix (for tests and diagnostics)."""
     n = A.shape[0]

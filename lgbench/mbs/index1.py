@@ -30,7 +30,8 @@ import numpy as np
 from numba import njit
 
 from lgbench.mbs.banded import (
-    BandStructure, band_lu_factor, band_lu_solve, band_set, band_structure, dense_structure,
+    BandStructure, band_lu_factor, band_lu_solve, band_set, band_set_constraint_rows, band_structure,
+    dense_structure,
 )
 from lgbench.mbs.constraints import constraint_blocks, constraint_curvature, constraint_matrix, constraint_residual
 from lgbench.mbs.dense import lu_factor, lu_solve
@@ -97,7 +98,6 @@ def _factor_band_saddle_point(sys, q, w):
     kl = st.bands[0]
     ku = st.bands[1]
     pos = st.position
-    nv = w.g.shape[0]
     mass_blocks(sys, q, w.Mb)
     constraint_blocks(sys, q, w.Cb)
     w.ab[:, :] = 0.0
@@ -106,16 +106,7 @@ def _factor_band_saddle_point(sys, q, w):
         for r in range(sys.body_int[i, B_NV]):
             for c in range(sys.body_int[i, B_NV]):
                 band_set(w.ab, kl, ku, pos[vs + r], pos[vs + c], w.Mb[i, r, c])
-    for row in range(st.row_bodies.shape[0]):
-        prow = pos[nv + row]
-        for side in range(2):
-            b = st.row_bodies[row, side]
-            if b < 0:
-                continue
-            vs = sys.body_int[b, B_VSTART]
-            for c in range(sys.body_int[b, B_NV]):
-                band_set(w.ab, kl, ku, pos[vs + c], prow, w.Cb[row, side, c])
-                band_set(w.ab, kl, ku, prow, pos[vs + c], w.Cb[row, side, c])
+    band_set_constraint_rows(sys.body_int, st, w.Cb, False, w.Mb, w.ab)
     return band_lu_factor(w.ab, kl, ku, w.piv)
 
 
