@@ -47,8 +47,12 @@ from lgbench.mbs.banded import (
 from lgbench.mbs.borrowed import borrowed
 from lgbench.mbs.dense import lu_factor, lu_solve
 from lgbench.mbs.formulations import RV, SE3
-from lgbench.mbs.kernels import DIVERGED, OK, _rot_start, algebra_commutator, all_finite, update_coordinates
-from lgbench.mbs.residual import constraint_velocity, dynamic_residual, generalized_forces, structured_residual
+from lgbench.mbs.kernels import (
+    DIVERGED, OK, _rot_start, algebra_commutator, all_finite, update_coordinates, update_coordinates_inline,
+)
+from lgbench.mbs.residual import (
+    constraint_velocity, dynamic_residual, dynamic_residual_inline, generalized_forces_inline, structured_residual,
+)
 from lgbench.mbs.system import B_FORM, B_NV, B_VSTART, S_NC
 
 NEWTON_FAILED = 3
@@ -148,7 +152,7 @@ def _step_sizes(x, rel, floor):
     return rel * max(floor, abs(x))
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _perturbed_forces(sys, q, v, t, rel, floor, positions, j, z, qp, vp, force, torque, gp):
     """gp = g at the j-th coordinate of every force-coupled group perturbed (``SystemArrays.force_groups``),
     along UAC(q, z) (positions) or v; the steps in z. Takes the work arrays one by one: passing the
@@ -160,15 +164,14 @@ def _perturbed_forces(sys, q, v, t, rel, floor, positions, j, z, qp, vp, force, 
         if k >= 0:
             z[k] = _step_sizes(q[k] if positions else v[k], rel, floor)
     if positions:
-        update_coordinates(sys, q, z, qp)
-        generalized_forces(sys, qp, v, t, force, torque, gp)
+        update_coordinates_inline(sys, q, z, qp)
     else:
         for r in range(v.shape[0]):
             vp[r] = v[r] + z[r]
-        generalized_forces(sys, q, vp, t, force, torque, gp)
+    generalized_forces_inline(sys, qp if positions else q, v if positions else vp, t, force, torque, gp)
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _grouped_force_derivative(sys, q, v, t, rel, floor, positions, z, qp, vp, force, torque, g, gp, out):
     """out = -dg/dz (positions: along UAC(q, z)) or -dg/dv by forward differences, one coordinate
     of every force-coupled group per evaluation (``SystemArrays.force_groups``); g must hold g(q, v, t)
@@ -213,7 +216,7 @@ def iteration_matrix(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w):
     iteration_matrix_at_residual(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w)
 
 
-@njit(cache=True)
+@njit(inline="always")
 def iteration_matrix_at_residual(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w):
     """``iteration_matrix`` when w.M, w.C, w.g and w.r already hold M, B, g and r at (q, v, a, lam, t), as
     after the residual test of the Newton loop at the same iterate: one residual evaluation less."""
@@ -226,20 +229,12 @@ def iteration_matrix_at_residual(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts,
     floor = opts[O_FD_MIN]
     # K_t (eq. 41 or 42): derivative along the local coordinates z of UAC(q, z); C_t along v
     if full:
-        for r in range(nv):
-            w.r0[r] = w.r[r]
-        for k in range(nv):
-            eps = _step_sizes(q[k], rel, floor)
-            w.z[:] = 0.0
-            w.z[k] = eps
-            update_coordinates(sys, q, w.z, w.qp)
-            dynamic_residual(sys, w.qp, v, a, lam, t, w.Mp, w.Cp, w.force, w.torque, w.gp, w.rp)
-            for r in range(nv):
-                w.K[r, k] = (w.rp[r] - w.r0[r]) / eps
-    else:
-        _grouped_force_derivative(sys, q, v, t, rel, floor, True, w.z, w.qp, w.vp, w.force, w.torque, w.g, w.gp,
-                                  w.K)
-    _grouped_force_derivative(sys, q, v, t, rel, floor, False, w.z, w.qp, w.vp, w.force, w.torque, w.g, w.gp, w.Ct)
+        _residual_stiffness(sys, q, v, a, lam, t, rel, floor, w.z, w.qp, w.Mp, w.Cp, w.force, w.torque, w.gp,
+                            w.r, w.r0, w.rp, w.K)
+    for which in range(1 if full else 0, 2):
+        positions = which == 0
+        _grouped_force_derivative(sys, q, v, t, rel, floor, positions, w.z, w.qp, w.vp, w.force, w.torque, w.g,
+                                  w.gp, w.K if positions else w.Ct)
     texp = opts[O_TEXP] > 0.5
     if texp:
         _tangent_matrix(sys, dqn, w.T)
@@ -251,6 +246,23 @@ def iteration_matrix_at_residual(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts,
         for c in range(nv):
             S[nv + r, c] = _times_tangent(w.C, w.T, r, c) if texp else w.C[r, c]
             S[c, nv + r] = w.C[r, c]
+
+
+@njit(cache=True)
+def _residual_stiffness(sys, q, v, a, lam, t, rel, floor, z, qp, Mp, Cp, force, torque, gp, r, r0, rp, K):
+    """K = dr/dz along UAC(q, z) by forward differences of the whole residual (paper 000 eq. 41); r holds
+    r(q, v, a, lam, t)."""
+    nv = v.shape[0]
+    for k in range(nv):
+        r0[k] = r[k]
+    for k in range(nv):
+        eps = _step_sizes(q[k], rel, floor)
+        z[:] = 0.0
+        z[k] = eps
+        update_coordinates(sys, q, z, qp)
+        dynamic_residual(sys, qp, v, a, lam, t, Mp, Cp, force, torque, gp, rp)
+        for c in range(nv):
+            K[c, k] = (rp[c] - r0[c]) / eps
 
 
 @njit(cache=True)
@@ -306,14 +318,14 @@ def band_iteration_matrix(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w):
     band_set_constraint_rows(sys.body_int, st, w.Cb, texp, w.Tb, w.ab)
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _residual_norm(sys, q, v, a, lam, t, index2, band, Mb, Cb, M, C, force, torque, g, r, phi, bv):
     """||[r; Phi]||_2 (index 3) or ||[r; Phi; B v]||_2 (index 2), unscaled; leaves r in r, Phi in phi and
     B(q) v in bv. Banded systems (``band.active``) evaluate r from body blocks (``structured_residual``)."""
     if band.active:
         structured_residual(sys, q, v, a, lam, t, band.row_bodies, Mb, Cb, force, torque, g, r)
     else:
-        dynamic_residual(sys, q, v, a, lam, t, M, C, force, torque, g, r)
+        dynamic_residual_inline(sys, q, v, a, lam, t, M, C, force, torque, g, r)
     if phi.shape[0] > 0:
         constraint_residual(sys, q, t, phi)
     s = 0.0
@@ -328,7 +340,7 @@ def _residual_norm(sys, q, v, a, lam, t, index2, band, Mb, Cb, M, C, force, torq
     return math.sqrt(s)
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _matrix_vector(A, x, out):
     """out = A x, in place."""
     for r in range(A.shape[0]):
@@ -382,7 +394,7 @@ def stabilisation_blocks(sys, q, v, bp, gp, scale, opts, w):
             S[nv + nc + r, nv + nc + c] = s
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _predictor(q, v, a_alg, h, beta, gamma, abar, dqn, v1, vd1, lam1, zeta):
     """dq_n, v_{n+1} of Alg. 5 lines 1-6 (from abar); v'_{n+1}, lambda_{n+1} and h eta_n start at 0."""
     for r in range(v.shape[0]):
@@ -393,7 +405,7 @@ def _predictor(q, v, a_alg, h, beta, gamma, abar, dqn, v1, vd1, lam1, zeta):
     zeta[:] = 0.0
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _solve_newton(nv, nc, scale, gp, index2, band, r, phi, bv, ab, brhs, LU, piv, rhs):
     """Newton correction of [r; Phi] (and B v) into rhs with the factors of the iteration matrix (LU, or
     ab in the band ordering when band.active)."""
@@ -417,7 +429,7 @@ def _solve_newton(nv, nc, scale, gp, index2, band, r, phi, bv, ab, brhs, LU, piv
     lu_solve(LU, piv, rhs)
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _factor_iteration_matrix(sys, q1, dqn, v1, vd1, lam1, t1, bp, gp, scale, opts, index2, w):
     """Assemble and factorise S_t (dense, or banded when w.band is active) at the iterate whose residual
     ``_residual_norm`` has just evaluated (w.M, w.C, w.g, w.r current); False if singular."""
@@ -431,11 +443,12 @@ def _factor_iteration_matrix(sys, q1, dqn, v1, vd1, lam1, t1, bp, gp, scale, opt
     return lu_factor(w.LU, w.piv)
 
 
-@njit(cache=True)
+@njit(inline="always")
 def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, stats):
     """One step t -> t + h of paper 000 Alg. 5 (Alg. 4 for classical nodes) = paper 002 eq. (37), or of
     the stabilised index-2 integrator paper 002 eq. (56) if opts[O_INDEX] == 2; state updated in place.
-    Works in the preallocated arrays of w (no allocation per step)."""
+    Works in the preallocated arrays of w (no allocation per step). Inlined into the step loop, with one
+    site per kernel (the residual of the predictor, of each iterate and of a restart share one)."""
     am, af, beta, gamma = method[0], method[1], method[2], method[3]
     nv = v.shape[0]
     nc = sys.sizes[S_NC]
@@ -445,29 +458,64 @@ def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, sta
     scale = beta * h * h if opts[O_SCALING] > 0.5 else 1.0
     t1 = t + h
     if index2:
-        constraint_matrix(sys, q, w.Cn)
+        _constraint_matrix_at(sys, q, w.Cn)
     # predictor (Alg. 5 lines 1-6); w.zeta = h eta_n of eq. (56b)
     for r in range(nv):
         w.abar[r] = (af * vd[r] - am * a_alg[r]) / (1.0 - am)
     dqn, v1, vd1, lam1, q1 = w.dqn, w.v1, w.vd1, w.lam1, w.q1
-    _predictor(q, v, a_alg, h, beta, gamma, w.abar, dqn, v1, vd1, lam1, w.zeta)
-    update_coordinates(sys, q, dqn, q1)
-    res0 = _residual_norm(sys, q1, v1, vd1, lam1, t1, index2, w.band, w.Mb, w.Cb, w.M, w.C, w.force, w.torque, w.g, w.r,
-                          w.phi, w.bv)
-    if not math.isfinite(res0):
-        return DIVERGED
-    if res0 <= opts[O_ATOL]:
-        res0 = 2.0 * opts[O_ATOL]
-    last = res0
     modified = opts[O_MODIFIED] > 0.5
     full_now = not modified
     restarted = False
     converged = False
     max_it = int(opts[O_MAX_ITERATIONS])
     max_modified = opts[O_MAX_MODIFIED]
-    n_it = 0
-    for k in range(1, max_it + 1):
-        n_it = k
+    res0 = 0.0
+    last = 0.0
+    k = 0                   # iterations done
+    from_predictor = True   # the iterate is the predictor (k = 0, or a restart)
+    while True:
+        if from_predictor:
+            _predictor(q, v, a_alg, h, beta, gamma, w.abar, dqn, v1, vd1, lam1, w.zeta)
+        update_coordinates_inline(sys, q, dqn, q1)
+        res = _residual_norm(sys, q1, v1, vd1, lam1, t1, index2, w.band, w.Mb, w.Cb, w.M, w.C, w.force, w.torque,
+                             w.g, w.r, w.phi, w.bv)
+        if k == 0:
+            if not math.isfinite(res):
+                return DIVERGED
+            res0 = res if res > opts[O_ATOL] else 2.0 * opts[O_ATOL]
+            res = res0
+        elif not from_predictor:
+            diverged = not math.isfinite(res)
+            if diverged and full_now:
+                stats[ST_NEWTON] += k
+                return DIVERGED
+            if not diverged and (res <= opts[O_RTOL] * res0 or res <= opts[O_ATOL]):
+                converged = True
+                break
+            if modified and not full_now:
+                # refresh rules of paper 000 Sect. 3.4 as in its code: a new iteration matrix after
+                # max_modified iterations or when the residual contracts too slowly (from the third
+                # iteration on); a restart from the predictor when it grows; full Newton after
+                # max_modified + 7 iterations or a second failure after a restart
+                contraction = res / last if not diverged else math.inf
+                switch = k > max_modified + 7
+                if k > max_modified:
+                    w.jacobian_valid[0] = False
+                if diverged or switch or (k > 2 and contraction > opts[O_CONTRACTIVITY]):
+                    w.jacobian_valid[0] = False
+                    if restarted or switch:
+                        full_now = True
+                        stats[ST_FULL_NEWTON_FALLBACKS] += 1
+                    if diverged or contraction > 2.0 or full_now:
+                        restarted = True
+                        if k < max_it:
+                            from_predictor = True
+                            continue
+        from_predictor = False
+        last = res
+        if k == max_it:
+            break
+        k += 1
         if full_now or not w.jacobian_valid[0]:
             stats[ST_JACOBIANS] += 1
             stats[ST_FACTORIZATIONS] += 1
@@ -494,39 +542,8 @@ def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, sta
             vd1[r] += bp * d
         for r in range(nc):
             lam1[r] += w.rhs[nv + r] / scale
-        update_coordinates(sys, q, dqn, q1)
-        res = _residual_norm(sys, q1, v1, vd1, lam1, t1, index2, w.band, w.Mb, w.Cb, w.M, w.C, w.force,
-                             w.torque, w.g, w.r, w.phi, w.bv)
-        diverged = not math.isfinite(res)
-        if diverged and full_now:
-            stats[ST_NEWTON] += k
-            return DIVERGED
-        if not diverged and (res <= opts[O_RTOL] * res0 or res <= opts[O_ATOL]):
-            converged = True
-            break
-        if modified and not full_now:
-            # refresh rules of paper 000 Sect. 3.4 as in its code: a new iteration matrix after
-            # max_modified iterations or when the residual contracts too slowly (from the third
-            # iteration on); a restart from the predictor when it grows; full Newton after
-            # max_modified + 7 iterations or a second failure after a restart
-            contraction = res / last if not diverged else math.inf
-            switch = k > max_modified + 7
-            if k > max_modified:
-                w.jacobian_valid[0] = False
-            if diverged or switch or (k > 2 and contraction > opts[O_CONTRACTIVITY]):
-                w.jacobian_valid[0] = False
-                if restarted or switch:
-                    full_now = True
-                    stats[ST_FULL_NEWTON_FALLBACKS] += 1
-                if diverged or contraction > 2.0 or full_now:
-                    restarted = True
-                    _predictor(q, v, a_alg, h, beta, gamma, w.abar, dqn, v1, vd1, lam1, w.zeta)
-                    update_coordinates(sys, q, dqn, q1)
-                    res = _residual_norm(sys, q1, v1, vd1, lam1, t1, index2, w.band, w.Mb, w.Cb, w.M, w.C, w.force,
-                                         w.torque, w.g, w.r, w.phi, w.bv)
-        last = res
-    stats[ST_NEWTON] += n_it
-    stats[ST_MAX_ITERATIONS] = max(stats[ST_MAX_ITERATIONS], n_it)
+    stats[ST_NEWTON] += k
+    stats[ST_MAX_ITERATIONS] = max(stats[ST_MAX_ITERATIONS], k)
     if not converged:
         return NEWTON_FAILED
     # commit (Alg. 5 line 20)
@@ -541,6 +558,12 @@ def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, sta
     if not (all_finite(q) and all_finite(v)):
         return DIVERGED
     return OK
+
+
+@njit(cache=True)
+def _constraint_matrix_at(sys, q, C):
+    """B(q) into C, as a compiled call (the index-2 start of step, outside the Newton loop)."""
+    constraint_matrix(sys, q, C)
 
 
 @njit(cache=True)
@@ -716,7 +739,7 @@ def make_workspace(nq: int, nv: int, nc: int, n_bodies: int, index: int = 3, sys
     )
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _norm2(x):
     s = 0.0
     for k in range(x.shape[0]):
@@ -724,7 +747,7 @@ def _norm2(x):
     return math.sqrt(s)
 
 
-@njit(cache=True)
+@njit(inline="always")
 def record_constraint_maxima(sys, v, band, Cb, C, phi, bv, stats):
     """Raise the running maxima of ||Phi|| and ||B v|| in ``stats`` by the converged step's values
     (``phi`` and the constraint Jacobian of the last iteration: blocks Cb when band.active, else C);

@@ -30,7 +30,7 @@ from lgbench.lie.so3 import one_minus_cos_over_sq, sinc
 from lgbench.mbs.dense import cross, mat3_vec, mat3t_vec
 from lgbench.mbs.formulations import EP, F1, RV, RXYZ, SE3
 from lgbench.mbs.kernels import (
-    _rot_start, _vec3, angular_velocity, body_pose, rotation_size, translation_rate, velocity_map,
+    _rot_start, _vec3, angular_velocity, body_pose, rotation_size, rotation_start, translation_rate, velocity_map,
     velocity_map_rate,
 )
 from lgbench.mbs.system import (
@@ -105,39 +105,39 @@ def _dot3(a, b):
 
 
 @njit(cache=True)
-def _body_rotation(sys, i, q):
+def _body_rotation(body_int, i, q):
     """R of body i as a 9-tuple (``rotation_entries``)."""
-    qr, _ = _rot_start(sys, i)
-    return rotation_entries(sys.body_int[i, B_FORM], q, qr)
+    qr, _ = rotation_start(body_int, i)
+    return rotation_entries(body_int[i, B_FORM], q, qr)
 
 
 @njit(cache=True)
-def _body_position(sys, i, q):
+def _body_position(body_int, i, q):
     """x of body i as a tuple; the reference point of a FIXED_POINT body is the origin."""
-    if sys.body_int[i, B_KIND] == FREE:
-        return _vec3(q, sys.body_int[i, B_QSTART])
+    if body_int[i, B_KIND] == FREE:
+        return _vec3(q, body_int[i, B_QSTART])
     return 0.0, 0.0, 0.0
 
 
 @njit(cache=True)
-def body_point(sys, i, q, b):
+def body_point(body_int, i, q, b):
     """p = x + R b of the body point b (3 entries) as a tuple; ground: b (allocation-free
     ``point_kinematics(...)[0]``)."""
     if i == GROUND:
         return b[0], b[1], b[2]
-    r0, r1, r2 = _rotate(_body_rotation(sys, i, q), b)
-    if sys.body_int[i, B_KIND] == FREE:
-        s = sys.body_int[i, B_QSTART]
+    r0, r1, r2 = _rotate(_body_rotation(body_int, i, q), b)
+    if body_int[i, B_KIND] == FREE:
+        s = body_int[i, B_QSTART]
         return q[s] + r0, q[s + 1] + r1, q[s + 2] + r2
     return 0.0 + r0, 0.0 + r1, 0.0 + r2
 
 
 @njit(cache=True)
-def body_vector(sys, i, q, a):
+def body_vector(body_int, i, q, a):
     """n = R a of the body vector a as a tuple; ground: a (allocation-free ``vector_kinematics(...)[0]``)."""
     if i == GROUND:
         return a[0], a[1], a[2]
-    return _rotate(_body_rotation(sys, i, q), a)
+    return _rotate(_body_rotation(body_int, i, q), a)
 
 
 @njit(cache=True)
@@ -185,7 +185,7 @@ def vector_kinematics(sys, i, q, v, a):
 
 
 @njit(cache=True)
-def _add_projected_jacobian(sys, i, q, b, direction, translation, sign, row, C, col0):
+def _add_projected_jacobian(body_int, i, q, b, direction, translation, sign, row, C, col0):
     """C[row, body i] += sign * direction^T J, J = d(point or vector velocity)/dv_i; body i's velocity
     columns start at col0 of C (its B_VSTART for the dense B, 0 for a block of ``constraint_blocks``).
 
@@ -194,11 +194,11 @@ def _add_projected_jacobian(sys, i, q, b, direction, translation, sign, row, C, 
     """
     if i == GROUND:
         return
-    form = sys.body_int[i, B_FORM]
-    qr, vr = _rot_start(sys, i)
-    vr += col0 - sys.body_int[i, B_VSTART]
+    form = body_int[i, B_FORM]
+    qr, vr = rotation_start(body_int, i)
+    vr += col0 - body_int[i, B_VSTART]
     u = _rotate_back(rotation_entries(form, q, qr), direction)
-    if translation and sys.body_int[i, B_KIND] == FREE:
+    if translation and body_int[i, B_KIND] == FREE:
         along = u if form == SE3 else (direction[0], direction[1], direction[2])
         for k in range(3):
             C[row, col0 + k] += sign * along[k]
@@ -209,26 +209,26 @@ def _add_projected_jacobian(sys, i, q, b, direction, translation, sign, row, C, 
 
 
 @njit(cache=True)
-def _reference_in_body_frame(sys, i, q, g):
+def _reference_in_body_frame(body_int, i, q, g):
     """c = R_i^T (x_i - g): the reference point of body i relative to the ground point g, body frame, as
     a tuple."""
-    x0, x1, x2 = _body_position(sys, i, q)
-    return _rotate_back(_body_rotation(sys, i, q), (x0 - g[0], x1 - g[1], x2 - g[2]))
+    x0, x1, x2 = _body_position(body_int, i, q)
+    return _rotate_back(_body_rotation(body_int, i, q), (x0 - g[0], x1 - g[1], x2 - g[2]))
 
 
 @njit(cache=True)
-def _add_body_frame_point_jacobian(sys, i, q, g, row, C, col0):
+def _add_body_frame_point_jacobian(body_int, i, q, g, row, C, col0):
     """C[row:row+3, body i] = B of R^T (g - x) - b: [-R^T (I for SE3), -hat(c) W] with c = R^T (x - g);
     body i's columns start at col0. Tuples, no array."""
-    form = sys.body_int[i, B_FORM]
-    qr, vr = _rot_start(sys, i)
-    vr += col0 - sys.body_int[i, B_VSTART]
+    form = body_int[i, B_FORM]
+    qr, vr = rotation_start(body_int, i)
+    vr += col0 - body_int[i, B_VSTART]
     R = rotation_entries(form, q, qr)
-    if sys.body_int[i, B_KIND] == FREE:
+    if body_int[i, B_KIND] == FREE:
         for r in range(3):
             for k in range(3):
                 C[row + r, col0 + k] -= (1.0 if r == k else 0.0) if form == SE3 else R[3 * k + r]
-    c0, c1, c2 = _reference_in_body_frame(sys, i, q, g)
+    c0, c1, c2 = _reference_in_body_frame(body_int, i, q, g)
     W = rate_map_entries(form, q, qr)
     for c in range(4 if form == EP else 3):
         C[row, vr + c] += -(-c2 * W[4 + c] + c1 * W[8 + c])
@@ -251,25 +251,25 @@ def constraint_residual(sys, q, t, phi):
         p = sys.joint_real[j]
         kind = sys.joint_int[j, J_TYPE]
         if kind == COINCIDENT:
-            p1 = body_point(sys, b1, q, _joint_vector(p, 0))
-            p2 = body_point(sys, b2, q, _joint_vector(p, 3))
+            p1 = body_point(sys.body_int, b1, q, _joint_vector(p, 0))
+            p2 = body_point(sys.body_int, b2, q, _joint_vector(p, 3))
             for k in range(3):
                 phi[row + k] = p1[k] - p2[k]
         elif kind == PERPENDICULAR:
-            phi[row] = _dot3(body_vector(sys, b1, q, _joint_vector(p, 0)), body_vector(sys, b2, q, _joint_vector(p, 3)))
+            phi[row] = _dot3(body_vector(sys.body_int, b1, q, _joint_vector(p, 0)), body_vector(sys.body_int, b2, q, _joint_vector(p, 3)))
         elif kind == POINT_ON_LINE:
-            p1 = body_point(sys, b1, q, _joint_vector(p, 0))
-            p2 = body_point(sys, b2, q, _joint_vector(p, 3))
+            p1 = body_point(sys.body_int, b1, q, _joint_vector(p, 0))
+            p2 = body_point(sys.body_int, b2, q, _joint_vector(p, 3))
             d = (p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2])
             for k in range(2):
-                phi[row + k] = _dot3(d, body_vector(sys, b1, q, _joint_vector(p, 6 + 3 * k)))
+                phi[row + k] = _dot3(d, body_vector(sys.body_int, b1, q, _joint_vector(p, 6 + 3 * k)))
         elif kind == BODY_FRAME_POINT:
-            c = _reference_in_body_frame(sys, b1, q, _joint_vector(p, 3))
+            c = _reference_in_body_frame(sys.body_int, b1, q, _joint_vector(p, 3))
             for k in range(3):
                 phi[row + k] = -c[k] - p[k]
         elif kind == DISTANCE:
-            p1 = body_point(sys, b1, q, _joint_vector(p, 0))
-            p2 = body_point(sys, b2, q, _joint_vector(p, 3))
+            p1 = body_point(sys.body_int, b1, q, _joint_vector(p, 0))
+            p2 = body_point(sys.body_int, b2, q, _joint_vector(p, 3))
             d = (p1[0] - p2[0], p1[1] - p2[1], p1[2] - p2[2])
             phi[row] = 0.5 * (_dot3(d, d) - p[6] * p[6])
 
@@ -327,31 +327,31 @@ def _constraint_jacobian(sys, q, C1, C2, dense):
         if kind == COINCIDENT:
             for k in range(3):
                 unit = (1.0 if k == 0 else 0.0, 1.0 if k == 1 else 0.0, 1.0 if k == 2 else 0.0)
-                _add_projected_jacobian(sys, b1, q, a1, unit, True, 1.0, row + k, C1, o1)
-                _add_projected_jacobian(sys, b2, q, a2, unit, True, -1.0, row + k, C2, o2)
+                _add_projected_jacobian(sys.body_int, b1, q, a1, unit, True, 1.0, row + k, C1, o1)
+                _add_projected_jacobian(sys.body_int, b2, q, a2, unit, True, -1.0, row + k, C2, o2)
         elif kind == PERPENDICULAR:
-            n1 = body_vector(sys, b1, q, a1)
-            n2 = body_vector(sys, b2, q, a2)
-            _add_projected_jacobian(sys, b1, q, a1, n2, False, 1.0, row, C1, o1)
-            _add_projected_jacobian(sys, b2, q, a2, n1, False, 1.0, row, C2, o2)
+            n1 = body_vector(sys.body_int, b1, q, a1)
+            n2 = body_vector(sys.body_int, b2, q, a2)
+            _add_projected_jacobian(sys.body_int, b1, q, a1, n2, False, 1.0, row, C1, o1)
+            _add_projected_jacobian(sys.body_int, b2, q, a2, n1, False, 1.0, row, C2, o2)
         elif kind == POINT_ON_LINE:
-            p1 = body_point(sys, b1, q, a1)
-            p2 = body_point(sys, b2, q, a2)
+            p1 = body_point(sys.body_int, b1, q, a1)
+            p2 = body_point(sys.body_int, b2, q, a2)
             d = (p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2])
             for k in range(2):
                 t = _joint_vector(p, 6 + 3 * k)
-                n = body_vector(sys, b1, q, t)
-                _add_projected_jacobian(sys, b2, q, a2, n, True, 1.0, row + k, C2, o2)
-                _add_projected_jacobian(sys, b1, q, a1, n, True, -1.0, row + k, C1, o1)
-                _add_projected_jacobian(sys, b1, q, t, d, False, 1.0, row + k, C1, o1)
+                n = body_vector(sys.body_int, b1, q, t)
+                _add_projected_jacobian(sys.body_int, b2, q, a2, n, True, 1.0, row + k, C2, o2)
+                _add_projected_jacobian(sys.body_int, b1, q, a1, n, True, -1.0, row + k, C1, o1)
+                _add_projected_jacobian(sys.body_int, b1, q, t, d, False, 1.0, row + k, C1, o1)
         elif kind == BODY_FRAME_POINT:
-            _add_body_frame_point_jacobian(sys, b1, q, a2, row, C1, o1)
+            _add_body_frame_point_jacobian(sys.body_int, b1, q, a2, row, C1, o1)
         elif kind == DISTANCE:
-            p1 = body_point(sys, b1, q, a1)
-            p2 = body_point(sys, b2, q, a2)
+            p1 = body_point(sys.body_int, b1, q, a1)
+            p2 = body_point(sys.body_int, b2, q, a2)
             d = (p1[0] - p2[0], p1[1] - p2[1], p1[2] - p2[2])
-            _add_projected_jacobian(sys, b1, q, a1, d, True, 1.0, row, C1, o1)
-            _add_projected_jacobian(sys, b2, q, a2, d, True, -1.0, row, C2, o2)
+            _add_projected_jacobian(sys.body_int, b1, q, a1, d, True, 1.0, row, C1, o1)
+            _add_projected_jacobian(sys.body_int, b2, q, a2, d, True, -1.0, row, C2, o2)
 
 
 @njit(cache=True)

@@ -84,9 +84,16 @@ def _vec3(x, k):
 
 
 @njit(cache=True)
+def rotation_start(body_int, i):
+    """First rotation coordinate and first rotation velocity of body i."""
+    off = 3 if body_int[i, B_KIND] == FREE else 0
+    return body_int[i, B_QSTART] + off, body_int[i, B_VSTART] + off
+
+
+@njit(inline="always")
 def _rot_start(sys, i):
-    off = 3 if sys.body_int[i, B_KIND] == FREE else 0
-    return sys.body_int[i, B_QSTART] + off, sys.body_int[i, B_VSTART] + off
+    """``rotation_start`` from the system tuple."""
+    return rotation_start(sys.body_int, i)
 
 
 @njit(cache=True)
@@ -234,8 +241,8 @@ def rigid_stage_coordinates(body_int, base, q0, dq, q, rotation):
             rotation[i, 0], rotation[i, 1], rotation[i, 2], rotation[i, 3] = e1
 
 
-@njit(cache=True)
-def update_coordinates(sys, q0, dq, q):
+@njit(inline="always")
+def update_coordinates_inline(sys, q0, dq, q):
     """UAC(q0, dq) of paper 000 Alg. 1 (``rigid_update_coordinates``); SE3 nodes: (R0, x0) o exp_SE3(dq)
     (paper 002 eqs. 11b, 37a); minimal coordinates add."""
     body_int = sys.body_int
@@ -248,6 +255,12 @@ def update_coordinates(sys, q0, dq, q):
     for j in range(chain_int.shape[0]):
         k = chain_int[j, C_COORDINATE]
         q[k] = q0[k] + dq[k]
+
+
+@njit(cache=True)
+def update_coordinates(sys, q0, dq, q):
+    """``update_coordinates_inline`` as a compiled call."""
+    update_coordinates_inline(sys, q0, dq, q)
 
 
 @njit(cache=True)

@@ -12,31 +12,24 @@ from lgbench.mbs.chain import chain_generalized_forces, chain_mass_matrix
 from lgbench.mbs.constraints import constraint_blocks, constraint_matrix, rate_map_entries
 from lgbench.mbs.dense import cross, mat3t_vec
 from lgbench.mbs.formulations import EP, RV, RXYZ, SE3
-from lgbench.mbs.kernels import _vec3, applied_loads, euler_moment, rotation_matrix
+from lgbench.mbs.kernels import _vec3, applied_loads, euler_moment, rotation_matrix, rotation_start
 from lgbench.mbs.system import B_FORM, B_INERTIA, B_KIND, B_MASS, B_NV, B_QSTART, B_VSTART, FREE
 
 
-@njit(cache=True)
-def _body_rotation_start(body_int, i):
-    """``kernels._rot_start`` from the body array: first rotation coordinate and velocity of body i."""
-    off = 3 if body_int[i, B_KIND] == FREE else 0
-    return body_int[i, B_QSTART] + off, body_int[i, B_VSTART] + off
-
-
-@njit(cache=True)
+@njit(inline="always")
 def _identity_rate_map(form):
     """True where W = I (RV, SE3, F1, EP-F1): omega is w itself."""
     return form != RXYZ and form != EP
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _add_body_mass(body_int, body_real, i, q, M, col0):
     """Body i's block blockdiag(m I, W^T J W) into M, its velocity coordinates starting at col0;
     W^T J W entry by entry from ``rate_map_entries`` (J itself where W = I). Takes the body arrays, not
     the system tuple: a compiled call pays a reference count per array of a tuple argument."""
     form = body_int[i, B_FORM]
     vs = col0
-    qr, vr = _body_rotation_start(body_int, i)
+    qr, vr = rotation_start(body_int, i)
     vr += col0 - body_int[i, B_VSTART]
     if body_int[i, B_KIND] == FREE:
         m = body_real[i, B_MASS]
@@ -62,7 +55,7 @@ def _add_body_mass(body_int, body_real, i, q, M, col0):
             M[vr + r, vr + c] = wj0 * W[c] + wj1 * W[4 + c] + wj2 * W[8 + c]
 
 
-@njit(cache=True)
+@njit(inline="always")
 def mass_matrix(sys, q, M):
     """Dense M(q) (nv x nv)."""
     M[:, :] = 0.0
@@ -116,8 +109,8 @@ def rotational_forces(body_real, i, form, q, qr, v, vr, torque):
             W[2] * m0 + W[6] * m1 + W[10] * m2, W[3] * m0 + W[7] * m1 + W[11] * m2)
 
 
-@njit(cache=True)
-def generalized_forces(sys, q, v, t, force, torque, g):
+@njit(inline="always")
+def generalized_forces_inline(sys, q, v, t, force, torque, g):
     """g(q, v, t) in velocity coordinates: applied loads plus gyroscopic terms (``rotational_forces``).
     Allocation-free for the rigid bodies of every formulation but SE3 under the loads that
     ``applied_loads`` evaluates in place (gravity, body and global torques)."""
@@ -127,7 +120,7 @@ def generalized_forces(sys, q, v, t, force, torque, g):
     for i in range(body_int.shape[0]):
         form = body_int[i, B_FORM]
         vs = body_int[i, B_VSTART]
-        qr, vr = _body_rotation_start(body_int, i)
+        qr, vr = rotation_start(body_int, i)
         if body_int[i, B_KIND] == FREE:
             if form == SE3:
                 _translational_forces_se3(sys, i, q, v, force, qr, vr, vs, g)
@@ -145,19 +138,26 @@ def generalized_forces(sys, q, v, t, force, torque, g):
 
 
 @njit(cache=True)
+def generalized_forces(sys, q, v, t, force, torque, g):
+    """``generalized_forces_inline`` as a compiled call. A call that passes the system tuple copies its ten
+    arrays (about 0.15 us), which is why the Newton loops inline the kernel instead."""
+    generalized_forces_inline(sys, q, v, t, force, torque, g)
+
+
+@njit(cache=True)
 def _translational_forces_se3(sys, i, q, v, force, qr, vr, vs, g):
     """R^T f - m omega x U of an SE3 node (paper 002 eq. 22b) into g[vs:vs+3]."""
     R = rotation_matrix(SE3, q[qr:qr + 3])
     g[vs:vs + 3] = mat3t_vec(R, force[i]) - sys.body_real[i, B_MASS] * cross(v[vr:vr + 3], v[vs:vs + 3])
 
 
-@njit(cache=True)
-def dynamic_residual(sys, q, v, a, lam, t, M, C, force, torque, g, r):
+@njit(inline="always")
+def dynamic_residual_inline(sys, q, v, a, lam, t, M, C, force, torque, g, r):
     """r = M(q) a - g(q, v, t) + B(q)^T lambda; fills M, C and g as by-products. Loops, no temporaries,
     in the order of ``structured_residual`` (B^T lambda added row by row), so that the dense and the
     banded solver see the same residual to the last bit."""
     mass_matrix(sys, q, M)
-    generalized_forces(sys, q, v, t, force, torque, g)
+    generalized_forces_inline(sys, q, v, t, force, torque, g)
     if C.shape[0] > 0:
         constraint_matrix(sys, q, C)
     n = r.shape[0]
@@ -169,6 +169,12 @@ def dynamic_residual(sys, q, v, a, lam, t, M, C, force, torque, g, r):
     for row in range(C.shape[0]):
         for k in range(n):
             r[k] += C[row, k] * lam[row]
+
+
+@njit(cache=True)
+def dynamic_residual(sys, q, v, a, lam, t, M, C, force, torque, g, r):
+    """``dynamic_residual_inline`` as a compiled call, for callers outside the Newton loops."""
+    dynamic_residual_inline(sys, q, v, a, lam, t, M, C, force, torque, g, r)
 
 
 @njit(cache=True)
