@@ -34,7 +34,8 @@ class Case:
     h: float
     label: str = ""                # variant shown in the table (e.g. "full Newton")
     options: tuple[tuple[str, Any], ...] = ()
-    max_steps: int = 200_000       # cap of the calibrated step count
+    max_steps: int = 200_000       # cap of the calibrated step count (t_end = max_steps h stays where every
+                                   # formulation runs: Rxyz reaches gimbal lock on the constrained top at 1.1 s)
 
     @property
     def name(self) -> str:
@@ -56,11 +57,11 @@ def cases() -> list[Case]:
             out.append(Case("heavy top, explicit", "heavy_top", formulation, integrator, 1e-5))
     for formulation in ("RV", "EP", "Rxyz"):
         for newton in ("full", "modified"):
-            out.append(_ga("heavy top, generalized-alpha", "heavy_top", formulation, 2.5e-5, newton, 100_000))
+            out.append(_ga("heavy top, generalized-alpha", "heavy_top", formulation, 2.5e-5, newton, 40_000))
     for formulation in ("RV", "EP", "Rxyz"):
         for newton in ("full", "modified"):
             out.append(_ga("constrained heavy top, generalized-alpha", "heavy_top_constrained", formulation, 1e-4,
-                           newton, 100_000))
+                           newton, 10_000))
     for formulation in ("RV", "EP", "Rxyz"):
         out.append(_ga("slider-crank, generalized-alpha", "slider_crank", formulation, 1e-3, "full", 5_000))
     out.append(Case("Puma 560", "puma560", "Min", "RK44", 1e-4, "minimal coordinates", max_steps=10_000))
