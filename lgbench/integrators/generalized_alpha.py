@@ -155,8 +155,7 @@ def _step_sizes(x, rel, floor):
 @njit(inline="always")
 def _perturbed_forces(sys, q, v, t, rel, floor, positions, j, z, qp, vp, force, torque, gp):
     """gp = g at the j-th coordinate of every force-coupled group perturbed (``SystemArrays.force_groups``),
-    along UAC(q, z) (positions) or v; the steps in z. Takes the work arrays one by one: passing the
-    workspace tuple to a compiled call costs a reference count per array it holds."""
+    along UAC(q, z) (positions) or v; the steps in z. One site of ``generalized_forces_inline`` for both."""
     z[:] = 0.0
     groups = sys.force_groups
     for grp in range(groups.shape[0]):
@@ -750,9 +749,7 @@ def _norm2(x):
 @njit(inline="always")
 def record_constraint_maxima(sys, v, band, Cb, C, phi, bv, stats):
     """Raise the running maxima of ||Phi|| and ||B v|| in ``stats`` by the converged step's values
-    (``phi`` and the constraint Jacobian of the last iteration: blocks Cb when band.active, else C);
-    the workspace's arrays are passed one by one (a compiled call pays a reference count per array of a
-    tuple argument)."""
+    (``phi`` and the constraint Jacobian of the last iteration: blocks Cb when band.active, else C)."""
     if phi.shape[0] == 0:
         return
     if band.active:

@@ -168,7 +168,7 @@ def _weighted_accelerations(method, a1, out):
 def hht_residual(sys, method, q1, v1, a1, lam1, t1, history, abar, M, C, force, torque, g, phi, R):
     """R of paper 004 eq. (62) into R, Phi(q_{n+1}) (eq. 63) into phi; returns ||[R; Phi]||_2. abar
     receives a_{n+1} / (1 + alpha); M, C, g the by-products of ``dynamic_residual``. The workspace's
-    arrays come one by one (a compiled call pays a reference count per array of a tuple argument)."""
+    arrays come one by one: a compiled call copies every array of a tuple argument."""
     alpha = method[M_ALPHA]
     _weighted_accelerations(method, a1, abar)
     dynamic_residual(sys, q1, v1, abar, lam1, t1, M, C, force, torque, g, R)

@@ -602,8 +602,8 @@ def rigid_body_stage(body_int, body_real, force_int, force_real, base, q0, dq, v
     of the RV bodies at q0 (``rigid_base_rotations``), rotation receives those at q.
 
     It is ``update_coordinates``, ``kinematic_rates`` and ``state_accelerations`` with the system's
-    arrays passed one by one: every kernel taking the ``SystemArrays`` tuple costs reference counting
-    of all its arrays per call, which was most of an explicit step's time."""
+    arrays passed one by one: every compiled call that takes the ``SystemArrays`` tuple copies and
+    reference-counts all of its arrays, which was most of an explicit step's time."""
     rigid_stage_coordinates(body_int, base, q0, dq, q, rotation)
     status = rigid_kinematic_rates(body_int, q, dq, v, K)
     if status != OK:

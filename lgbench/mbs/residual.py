@@ -26,7 +26,7 @@ def _identity_rate_map(form):
 def _add_body_mass(body_int, body_real, i, q, M, col0):
     """Body i's block blockdiag(m I, W^T J W) into M, its velocity coordinates starting at col0;
     W^T J W entry by entry from ``rate_map_entries`` (J itself where W = I). Takes the body arrays, not
-    the system tuple: a compiled call pays a reference count per array of a tuple argument."""
+    the system tuple, which a compiled call copies whole (docs/notes/implicit_speed.md)."""
     form = body_int[i, B_FORM]
     vs = col0
     qr, vr = rotation_start(body_int, i)
