@@ -42,7 +42,8 @@ from lgbench.lie.so3 import tangent_coefficients
 from lgbench.integrators.stepping import record_due_samples, step_end_time, step_plan
 from lgbench.mbs.constraints import constraint_curvature, constraint_matrix, constraint_residual
 from lgbench.mbs.banded import (
-    BandStructure, band_lu_factor, band_lu_solve, band_set, band_set_constraint_rows, band_structure, dense_structure,
+    BODY_BLOCK, BandStructure, band_lu_factor, band_lu_solve, band_set, band_set_constraint_rows, band_structure,
+    dense_structure,
 )
 from lgbench.mbs.borrowed import borrowed
 from lgbench.mbs.dense import lu_factor, lu_solve
@@ -457,7 +458,7 @@ def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, sta
     scale = beta * h * h if opts[O_SCALING] > 0.5 else 1.0
     t1 = t + h
     if index2:
-        _constraint_matrix_at(sys, q, w.Cn)
+        constraint_matrix(sys, q, w.Cn)
     # predictor (Alg. 5 lines 1-6); w.zeta = h eta_n of eq. (56b)
     for r in range(nv):
         w.abar[r] = (af * vd[r] - am * a_alg[r]) / (1.0 - am)
@@ -557,12 +558,6 @@ def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, sta
     if not (all_finite(q) and all_finite(v)):
         return DIVERGED
     return OK
-
-
-@njit(cache=True)
-def _constraint_matrix_at(sys, q, C):
-    """B(q) into C, as a compiled call (the index-2 start of step, outside the Newton loop)."""
-    constraint_matrix(sys, q, C)
 
 
 @njit(cache=True)
@@ -695,9 +690,6 @@ class ImplicitWorkspace(NamedTuple):
     Cg: np.ndarray
     ab: np.ndarray
     brhs: np.ndarray
-
-
-BODY_BLOCK = 7   # largest number of velocity coordinates of a body (FREE EP node: 3 + 4)
 
 
 def make_workspace(nq: int, nv: int, nc: int, n_bodies: int, index: int = 3, system=None,

@@ -23,6 +23,9 @@ from numba import njit
 from lgbench.mbs.constraints import constraint_row_bodies
 from lgbench.mbs.system import B_NV, B_VSTART, SystemArrays
 
+# largest number of velocity coordinates of a body (FREE EP node: 3 + 4): the size of the per-body blocks
+# of M, B and T from which the banded solvers assemble their matrices
+BODY_BLOCK = 7
 # ``band_structure`` chooses the banded solver when the band storage is at most this fraction of a
 # dense row: a storage rule, to be replaced by the measured crossover of benchmarks/scaling.py.
 BAND_FRACTION = 0.5

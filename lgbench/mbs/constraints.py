@@ -239,8 +239,9 @@ def _add_body_frame_point_jacobian(body_int, i, q, g, row, C, col0):
 @njit(cache=True)
 def constraint_residual(sys, q, t, phi):
     """Phi(q) for all constraint rows; allocation-free (``body_point``, ``body_vector``)."""
-    for i in range(sys.body_int.shape[0]):
-        row = sys.body_int[i, B_CROW]
+    body_int = sys.body_int
+    for i in range(body_int.shape[0]):
+        row = body_int[i, B_CROW]
         if row >= 0:
             qr, _ = _rot_start(sys, i)
             phi[row] = q[qr] ** 2 + q[qr + 1] ** 2 + q[qr + 2] ** 2 + q[qr + 3] ** 2 - 1.0
@@ -251,25 +252,26 @@ def constraint_residual(sys, q, t, phi):
         p = sys.joint_real[j]
         kind = sys.joint_int[j, J_TYPE]
         if kind == COINCIDENT:
-            p1 = body_point(sys.body_int, b1, q, _joint_vector(p, 0))
-            p2 = body_point(sys.body_int, b2, q, _joint_vector(p, 3))
+            p1 = body_point(body_int, b1, q, _joint_vector(p, 0))
+            p2 = body_point(body_int, b2, q, _joint_vector(p, 3))
             for k in range(3):
                 phi[row + k] = p1[k] - p2[k]
         elif kind == PERPENDICULAR:
-            phi[row] = _dot3(body_vector(sys.body_int, b1, q, _joint_vector(p, 0)), body_vector(sys.body_int, b2, q, _joint_vector(p, 3)))
+            phi[row] = _dot3(body_vector(body_int, b1, q, _joint_vector(p, 0)),
+                             body_vector(body_int, b2, q, _joint_vector(p, 3)))
         elif kind == POINT_ON_LINE:
-            p1 = body_point(sys.body_int, b1, q, _joint_vector(p, 0))
-            p2 = body_point(sys.body_int, b2, q, _joint_vector(p, 3))
+            p1 = body_point(body_int, b1, q, _joint_vector(p, 0))
+            p2 = body_point(body_int, b2, q, _joint_vector(p, 3))
             d = (p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2])
             for k in range(2):
-                phi[row + k] = _dot3(d, body_vector(sys.body_int, b1, q, _joint_vector(p, 6 + 3 * k)))
+                phi[row + k] = _dot3(d, body_vector(body_int, b1, q, _joint_vector(p, 6 + 3 * k)))
         elif kind == BODY_FRAME_POINT:
-            c = _reference_in_body_frame(sys.body_int, b1, q, _joint_vector(p, 3))
+            c = _reference_in_body_frame(body_int, b1, q, _joint_vector(p, 3))
             for k in range(3):
                 phi[row + k] = -c[k] - p[k]
         elif kind == DISTANCE:
-            p1 = body_point(sys.body_int, b1, q, _joint_vector(p, 0))
-            p2 = body_point(sys.body_int, b2, q, _joint_vector(p, 3))
+            p1 = body_point(body_int, b1, q, _joint_vector(p, 0))
+            p2 = body_point(body_int, b2, q, _joint_vector(p, 3))
             d = (p1[0] - p2[0], p1[1] - p2[1], p1[2] - p2[2])
             phi[row] = 0.5 * (_dot3(d, d) - p[6] * p[6])
 
@@ -306,20 +308,21 @@ def constraint_row_bodies(sys) -> np.ndarray:
 def _constraint_jacobian(sys, q, C1, C2, dense):
     """Adds the rows of B: body1's part into C1, body2's into C2, at its B_VSTART (dense) or 0;
     allocation-free (tuples)."""
-    for i in range(sys.body_int.shape[0]):
-        row = sys.body_int[i, B_CROW]
+    body_int = sys.body_int
+    for i in range(body_int.shape[0]):
+        row = body_int[i, B_CROW]
         if row >= 0:
             qr, vr = _rot_start(sys, i)
             if not dense:
-                vr -= sys.body_int[i, B_VSTART]
+                vr -= body_int[i, B_VSTART]
             for k in range(4):
                 C1[row, vr + k] = 2.0 * q[qr + k]
     for j in range(sys.joint_int.shape[0]):
         row = sys.joint_int[j, J_ROW]
         b1 = sys.joint_int[j, J_BODY1]
         b2 = sys.joint_int[j, J_BODY2]
-        o1 = sys.body_int[b1, B_VSTART] if dense and b1 != GROUND else 0
-        o2 = sys.body_int[b2, B_VSTART] if dense and b2 != GROUND else 0
+        o1 = body_int[b1, B_VSTART] if dense and b1 != GROUND else 0
+        o2 = body_int[b2, B_VSTART] if dense and b2 != GROUND else 0
         p = sys.joint_real[j]
         kind = sys.joint_int[j, J_TYPE]
         a1 = _joint_vector(p, 0)
@@ -327,31 +330,31 @@ def _constraint_jacobian(sys, q, C1, C2, dense):
         if kind == COINCIDENT:
             for k in range(3):
                 unit = (1.0 if k == 0 else 0.0, 1.0 if k == 1 else 0.0, 1.0 if k == 2 else 0.0)
-                _add_projected_jacobian(sys.body_int, b1, q, a1, unit, True, 1.0, row + k, C1, o1)
-                _add_projected_jacobian(sys.body_int, b2, q, a2, unit, True, -1.0, row + k, C2, o2)
+                _add_projected_jacobian(body_int, b1, q, a1, unit, True, 1.0, row + k, C1, o1)
+                _add_projected_jacobian(body_int, b2, q, a2, unit, True, -1.0, row + k, C2, o2)
         elif kind == PERPENDICULAR:
-            n1 = body_vector(sys.body_int, b1, q, a1)
-            n2 = body_vector(sys.body_int, b2, q, a2)
-            _add_projected_jacobian(sys.body_int, b1, q, a1, n2, False, 1.0, row, C1, o1)
-            _add_projected_jacobian(sys.body_int, b2, q, a2, n1, False, 1.0, row, C2, o2)
+            n1 = body_vector(body_int, b1, q, a1)
+            n2 = body_vector(body_int, b2, q, a2)
+            _add_projected_jacobian(body_int, b1, q, a1, n2, False, 1.0, row, C1, o1)
+            _add_projected_jacobian(body_int, b2, q, a2, n1, False, 1.0, row, C2, o2)
         elif kind == POINT_ON_LINE:
-            p1 = body_point(sys.body_int, b1, q, a1)
-            p2 = body_point(sys.body_int, b2, q, a2)
+            p1 = body_point(body_int, b1, q, a1)
+            p2 = body_point(body_int, b2, q, a2)
             d = (p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2])
             for k in range(2):
                 t = _joint_vector(p, 6 + 3 * k)
-                n = body_vector(sys.body_int, b1, q, t)
-                _add_projected_jacobian(sys.body_int, b2, q, a2, n, True, 1.0, row + k, C2, o2)
-                _add_projected_jacobian(sys.body_int, b1, q, a1, n, True, -1.0, row + k, C1, o1)
-                _add_projected_jacobian(sys.body_int, b1, q, t, d, False, 1.0, row + k, C1, o1)
+                n = body_vector(body_int, b1, q, t)
+                _add_projected_jacobian(body_int, b2, q, a2, n, True, 1.0, row + k, C2, o2)
+                _add_projected_jacobian(body_int, b1, q, a1, n, True, -1.0, row + k, C1, o1)
+                _add_projected_jacobian(body_int, b1, q, t, d, False, 1.0, row + k, C1, o1)
         elif kind == BODY_FRAME_POINT:
-            _add_body_frame_point_jacobian(sys.body_int, b1, q, a2, row, C1, o1)
+            _add_body_frame_point_jacobian(body_int, b1, q, a2, row, C1, o1)
         elif kind == DISTANCE:
-            p1 = body_point(sys.body_int, b1, q, a1)
-            p2 = body_point(sys.body_int, b2, q, a2)
+            p1 = body_point(body_int, b1, q, a1)
+            p2 = body_point(body_int, b2, q, a2)
             d = (p1[0] - p2[0], p1[1] - p2[1], p1[2] - p2[2])
-            _add_projected_jacobian(sys.body_int, b1, q, a1, d, True, 1.0, row, C1, o1)
-            _add_projected_jacobian(sys.body_int, b2, q, a2, d, True, -1.0, row, C2, o2)
+            _add_projected_jacobian(body_int, b1, q, a1, d, True, 1.0, row, C1, o1)
+            _add_projected_jacobian(body_int, b2, q, a2, d, True, -1.0, row, C2, o2)
 
 
 @njit(cache=True)

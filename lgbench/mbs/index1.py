@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit
 
 from lgbench.mbs.banded import (
-    BandStructure, band_lu_factor, band_lu_solve, band_set, band_set_constraint_rows, band_structure,
+    BODY_BLOCK, BandStructure, band_lu_factor, band_lu_solve, band_set, band_set_constraint_rows, band_structure,
     dense_structure,
 )
 from lgbench.mbs.constraints import constraint_blocks, constraint_curvature, constraint_matrix, constraint_residual
@@ -38,9 +38,6 @@ from lgbench.mbs.dense import lu_factor, lu_solve
 from lgbench.mbs.kernels import update_coordinates
 from lgbench.mbs.residual import constraint_velocity, generalized_forces, mass_blocks, mass_matrix
 from lgbench.mbs.system import B_NV, B_VSTART
-
-BODY_BLOCK = 7   # largest number of velocity coordinates of a body (FREE EP node: 3 + 4)
-
 
 class SaddlePointWorkspace(NamedTuple):
     """Preallocated arrays of the index-1 solves and projections (a namedtuple, so numba takes it)."""

@@ -83,7 +83,7 @@ def _vec3(x, k):
     return x[k], x[k + 1], x[k + 2]
 
 
-@njit(cache=True)
+@njit(inline="always")
 def rotation_start(body_int, i):
     """First rotation coordinate and first rotation velocity of body i."""
     off = 3 if body_int[i, B_KIND] == FREE else 0
@@ -208,7 +208,7 @@ def rigid_update_coordinates(body_int, q0, dq, q):
         if form == SE3:
             continue
         s = body_int[i, B_QSTART]
-        qr = s + 3 if body_int[i, B_KIND] == FREE else s
+        qr, _ = rotation_start(body_int, i)
         _add_translation_and_classical_rotation(form, s, qr, q0, dq, q)
         if form == RV:
             q[qr], q[qr + 1], q[qr + 2] = compose_rotation_vectors_tuple(_vec3(q0, qr), _vec3(dq, qr))
@@ -220,7 +220,7 @@ def rigid_base_rotations(body_int, q0, base):
     computed once per step for ``rigid_stage_coordinates``."""
     for i in range(body_int.shape[0]):
         if body_int[i, B_FORM] == RV:
-            qr = body_int[i, B_QSTART] + (3 if body_int[i, B_KIND] == FREE else 0)
+            qr, _ = rotation_start(body_int, i)
             base[i, 0], base[i, 1], base[i, 2], base[i, 3] = quaternion_of_rotation_vector(_vec3(q0, qr))
 
 
@@ -232,7 +232,7 @@ def rigid_stage_coordinates(body_int, base, q0, dq, q, rotation):
     for i in range(body_int.shape[0]):
         form = body_int[i, B_FORM]
         s = body_int[i, B_QSTART]
-        qr = s + 3 if body_int[i, B_KIND] == FREE else s
+        qr, _ = rotation_start(body_int, i)
         _add_translation_and_classical_rotation(form, s, qr, q0, dq, q)
         if form == RV:
             e = (base[i, 0], base[i, 1], base[i, 2], base[i, 3])
@@ -285,9 +285,8 @@ def rigid_kinematic_rates(body_int, q, dq, v, K):
             continue
         s = body_int[i, B_QSTART]
         vs = body_int[i, B_VSTART]
-        off = 3 if body_int[i, B_KIND] == FREE else 0
-        qr, vr = s + off, vs + off
-        for k in range(off):
+        qr, vr = rotation_start(body_int, i)
+        for k in range(qr - s):
             K[s + k] = v[vs + k]
         if form == RV:
             K[qr], K[qr + 1], K[qr + 2] = tangent_operator_inverse_so3_apply(_vec3(dq, qr), _vec3(v, vr))
@@ -395,7 +394,7 @@ def _add_point_spring_damper(body_int, force_real, k, i, form, qr, q, v, cached,
     body-frame torque b x R^T f."""
     b = (force_real[k, 6], force_real[k, 7], force_real[k, 8])
     Rb = _load_from_body_frame(form, q, qr, cached, rotation, i, b)
-    vr = body_int[i, B_VSTART] + (3 if body_int[i, B_KIND] == FREE else 0)
+    _, vr = rotation_start(body_int, i)
     w0, w1, w2 = body_angular_velocity(form, q, qr, v, vr)
     Rwb = _load_from_body_frame(form, q, qr, cached, rotation, i, (w1 * b[2] - w2 * b[1], w2 * b[0] - w0 * b[2],
                                                            w0 * b[1] - w1 * b[0]))
@@ -431,7 +430,7 @@ def elementary_loads(body_int, body_real, force_int, force_real, q, v, cached, r
         ftype = force_int[k, F_TYPE]
         i = force_int[k, F_BODY]
         form = body_int[i, B_FORM]
-        qr = body_int[i, B_QSTART] + (3 if body_int[i, B_KIND] == FREE else 0)
+        qr, _ = rotation_start(body_int, i)
         if ftype == GRAVITY:
             m = body_real[i, B_MASS]
             fg = (m * force_real[k, 0], m * force_real[k, 1], m * force_real[k, 2])
@@ -535,9 +534,8 @@ def rigid_accelerations(body_int, body_real, q, v, force, torque, rate_map, mass
     for i in range(body_int.shape[0]):
         form = body_int[i, B_FORM]
         vs = body_int[i, B_VSTART]
-        off = 3 if body_int[i, B_KIND] == FREE else 0
-        qr, vr = body_int[i, B_QSTART] + off, vs + off
-        if off == 3 and form != SE3:
+        qr, vr = rotation_start(body_int, i)
+        if body_int[i, B_KIND] == FREE and form != SE3:
             m = body_real[i, B_MASS]
             for k in range(3):
                 a[vs + k] = force[i, k] / m
@@ -584,7 +582,7 @@ def state_accelerations(sys, q, v, t, work, a):
 @njit(cache=True)
 def is_rigid_body_system(sys):
     """True when ``rigid_body_stage`` evaluates the whole right-hand side: no SE3 node, no
-    minimal-coordinate chain, and only gravity and constant torques as loads."""
+    minimal-coordinate chain, and only ``is_elementary_load`` force elements."""
     for i in range(sys.body_int.shape[0]):
         if sys.body_int[i, B_FORM] == SE3:
             return False
@@ -767,7 +765,7 @@ def largest_rotation_increment(body_int, dq):
     largest = 0.0
     for i in range(body_int.shape[0]):
         if body_int[i, B_FORM] == RV:
-            qr = body_int[i, B_QSTART] + (3 if body_int[i, B_KIND] == FREE else 0)
+            qr, _ = rotation_start(body_int, i)
             largest = max(largest, math.sqrt(dq[qr] ** 2 + dq[qr + 1] ** 2 + dq[qr + 2] ** 2))
     return largest
 

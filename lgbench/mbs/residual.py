@@ -13,7 +13,7 @@ from lgbench.mbs.constraints import constraint_blocks, constraint_matrix, rate_m
 from lgbench.mbs.dense import cross, mat3t_vec
 from lgbench.mbs.formulations import EP, RV, RXYZ, SE3
 from lgbench.mbs.kernels import _vec3, applied_loads, euler_moment, rotation_matrix, rotation_start
-from lgbench.mbs.system import B_FORM, B_INERTIA, B_KIND, B_MASS, B_NV, B_QSTART, B_VSTART, FREE
+from lgbench.mbs.system import B_FORM, B_INERTIA, B_KIND, B_MASS, B_NV, B_VSTART, FREE
 
 
 @njit(inline="always")
