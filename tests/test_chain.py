@@ -20,8 +20,8 @@ import pytest
 
 from lgbench.exceptions import InputError
 from lgbench.mbs.chain import (
-    ChainLink, add_chain, chain_accelerations, chain_generalized_forces, chain_inverse_dynamics,
-    chain_kinetic_energy, chain_link_frame, chain_mass_matrix_rows, chain_potential_energy, dh_frames,
+    add_chain, chain_accelerations, chain_generalized_forces, chain_inverse_dynamics, chain_kinetic_energy,
+    chain_link_frame, chain_mass_matrix_rows, chain_potential_energy, ChainLink, dh_frames,
 )
 from lgbench.mbs.system import SystemBuilder
 from lgbench.mbs.trajectories import CONSTANT
@@ -207,7 +207,7 @@ def test_double_pendulum_closed_form():
 
 def test_hooks_as_the_kernels_call_them(tree):
     """mass_matrix / generalized_forces (residual) and accelerations (explicit) see the chain block."""
-    from lgbench.mbs.kernels import accelerations
+    from lgbench.mbs.dynamics import accelerations
     from lgbench.mbs.residual import generalized_forces, mass_matrix
 
     sys, q, v = tree["sys"], tree["q"], tree["v"]

@@ -121,10 +121,8 @@ STAGE_MODELS = [(model, formulation) for model in ("heavy_top", "rotor")
 def test_rigid_body_stage_equals_the_general_kernels(model, formulation):
     """One stage of the fused kernel (Euler parameters carried between phases) gives the coordinates,
     slopes and accelerations of update_coordinates + kinematic_rates + state_accelerations."""
-    from lgbench.mbs.kernels import (
-        is_rigid_body_system, kinematic_rates, rhs_work, rigid_base_rotations, rigid_body_stage,
-        state_accelerations, update_coordinates,
-    )
+    from lgbench.mbs.dynamics import is_rigid_body_system, rhs_work, rigid_body_stage, state_accelerations
+    from lgbench.mbs.coordinate_update import kinematic_rates, rigid_base_rotations, update_coordinates
     from lgbench.models import MODELS
 
     params = dict(MODELS[model].defaults, **({"eq9_form": False} if model == "spinning_body" else {}))
@@ -150,7 +148,7 @@ def test_rigid_body_stage_equals_the_general_kernels(model, formulation):
 
 
 def test_models_with_other_loads_take_the_general_stage():
-    from lgbench.mbs.kernels import is_rigid_body_system
+    from lgbench.mbs.dynamics import is_rigid_body_system
     from lgbench.models import MODELS
 
     assert not is_rigid_body_system(MODELS["manufactured_body"].build("RV", MODELS["manufactured_body"].defaults).system)

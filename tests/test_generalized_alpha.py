@@ -4,8 +4,9 @@ import pytest
 
 from lgbench.integrators import generalized_alpha as ga
 from lgbench.integrators.implicit import GENERALIZED_ALPHA, option_vector
-from lgbench.mbs.system import FREE, SystemBuilder
-from lgbench.runner.single_run import RunSpec, run_single
+from lgbench.mbs.codes import FREE
+from lgbench.mbs.system import SystemBuilder
+from lgbench.runner.single_run import run_single, RunSpec
 
 
 def oscillator(formulation, stiffness=(4.0, 0.0, 0.0), mass=1.0):

@@ -17,10 +17,11 @@ import numpy as np
 import pytest
 
 from lgbench.mbs.constraints import constraint_matrix, constraint_residual, rate_map_entries, rotation_entries
+from lgbench.mbs.coordinate_update import update_coordinates
 from lgbench.mbs.formulations import FORMULATION_CODES
-from lgbench.mbs.kernels import (
-    _rot_start, angular_velocity, applied_loads, rotation_matrix, rotation_size, update_coordinates, velocity_map,
-    velocity_map_rate,
+from lgbench.mbs.loads import applied_loads
+from lgbench.mbs.pose import (
+    _rot_start, angular_velocity, rotation_matrix, rotation_size, velocity_map, velocity_map_rate,
 )
 from lgbench.mbs.residual import generalized_forces, mass_matrix
 from lgbench.mbs.system import B_FORM, B_INERTIA

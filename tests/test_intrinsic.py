@@ -13,8 +13,9 @@ import pytest
 
 from lgbench.exceptions import InputError
 from lgbench.integrators import INTEGRATORS
-from lgbench.mbs.kernels import angular_momentum, kinetic_energy
-from lgbench.mbs.system import FREE, SystemBuilder
+from lgbench.mbs.codes import FREE
+from lgbench.mbs.invariants import angular_momentum, kinetic_energy
+from lgbench.mbs.system import SystemBuilder
 from lgbench.models import MODELS
 
 PARAMETERISATIONS = ["exponential", "euler-rodrigues", "cayley-gibbs-rodrigues", "wiener-milenkovic"]

@@ -4,12 +4,13 @@ import numpy as np
 import pytest
 
 from lgbench.lie.euler_parameters import body_ep_matrix, ep_from_rotation_vector
-from lgbench.lie.tait_bryan import body_rate_matrix_rxyz, rxyz_from_rotation_matrix
 from lgbench.lie.so3 import exp_so3
+from lgbench.lie.tait_bryan import body_rate_matrix_rxyz, rxyz_from_rotation_matrix
 from lgbench.mbs.assembly import assemble_positions, constraint_state, project_velocities
+from lgbench.mbs.codes import FREE
 from lgbench.mbs.constraints import constraint_curvature
-from lgbench.mbs.kernels import update_coordinates
-from lgbench.mbs.system import FREE, GROUND, SystemBuilder
+from lgbench.mbs.coordinate_update import update_coordinates
+from lgbench.mbs.system import GROUND, SystemBuilder
 
 RNG = np.random.default_rng(7)
 

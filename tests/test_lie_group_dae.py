@@ -8,12 +8,13 @@ import pytest
 from lgbench.exceptions import InputError
 from lgbench.integrators import generalized_alpha as ga
 from lgbench.integrators.implicit import GENERALIZED_ALPHA, option_vector
-from lgbench.mbs.constraints import constraint_curvature, constraint_matrix, constraint_residual
 from lgbench.lie.so3 import exp_so3
-from lgbench.mbs.kernels import accelerations, update_coordinates
+from lgbench.mbs.constraints import constraint_curvature, constraint_matrix, constraint_residual
+from lgbench.mbs.coordinate_update import update_coordinates
+from lgbench.mbs.dynamics import accelerations
 from lgbench.mbs.residual import generalized_forces, mass_matrix
 from lgbench.models import MODELS
-from lgbench.runner.single_run import RunSpec, run_single
+from lgbench.runner.single_run import run_single, RunSpec
 
 TOP = MODELS["heavy_top_constrained"]
 BODY_FORM = (("constraint_form", "body"),)

@@ -5,9 +5,9 @@ import pytest
 from lgbench.exceptions import InputError
 from lgbench.integrators import generalized_alpha as ga
 from lgbench.mbs.constraints import constraint_curvature, constraint_matrix, constraint_residual
-from lgbench.mbs.kernels import update_coordinates
+from lgbench.mbs.coordinate_update import update_coordinates
 from lgbench.models import MODELS
-from lgbench.runner.single_run import RunSpec, run_single
+from lgbench.runner.single_run import run_single, RunSpec
 
 PENDULUM = MODELS["pendulum"]
 TIGHT = (("newton_atol", 1e-12), ("newton_rtol", 1e-14))

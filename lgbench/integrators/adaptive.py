@@ -15,10 +15,12 @@ import numpy as np
 from numba import njit
 
 from lgbench.integrators.explicit import combine_stages, rk_stages
-from lgbench.integrators.interface import DIVERGED, OK, Integration
-from lgbench.integrators.stepping import SAMPLE_TOLERANCE, record_due_samples
+from lgbench.integrators.interface import Integration
+from lgbench.integrators.stepping import record_due_samples, SAMPLE_TOLERANCE
 from lgbench.mbs.borrowed import borrowed
-from lgbench.mbs.kernels import all_finite, is_rigid_body_system, rhs_work
+from lgbench.mbs.codes import DIVERGED, OK
+from lgbench.mbs.dense import all_finite
+from lgbench.mbs.dynamics import is_rigid_body_system, rhs_work
 
 # statistics vector layout
 ST_ACCEPTED, ST_REJECTED, ST_FORCED, ST_H_MIN, ST_H_MAX = range(5)

@@ -11,13 +11,15 @@ import numpy as np
 from numba import njit
 
 from lgbench.exceptions import InputError
-from lgbench.integrators.interface import UNRESOLVED_ROTATION, Integration
+from lgbench.integrators.interface import Integration
 from lgbench.integrators.stepping import is_due, record_due_samples, step_end_time, step_plan
 from lgbench.mbs.borrowed import borrowed
-from lgbench.mbs.kernels import (
-    DIVERGED, OK, all_finite, is_rigid_body_system, kinematic_rates, largest_rotation_increment, rhs_work,
-    rigid_base_rotations, rigid_body_stage, rigid_stage_coordinates, state_accelerations, update_coordinates,
+from lgbench.mbs.codes import DIVERGED, OK, UNRESOLVED_ROTATION
+from lgbench.mbs.coordinate_update import (
+    kinematic_rates, largest_rotation_increment, rigid_base_rotations, rigid_stage_coordinates, update_coordinates,
 )
+from lgbench.mbs.dense import all_finite
+from lgbench.mbs.dynamics import is_rigid_body_system, rhs_work, rigid_body_stage, state_accelerations
 
 
 @njit(inline="always")

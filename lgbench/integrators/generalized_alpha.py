@@ -37,27 +37,23 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from lgbench.integrators.stepping import record_due_samples, step_end_time, step_plan
 from lgbench.lie.se3 import tangent_operator_se3
 from lgbench.lie.so3 import tangent_coefficients
-from lgbench.integrators.stepping import record_due_samples, step_end_time, step_plan
-from lgbench.mbs.constraints import constraint_curvature, constraint_matrix, constraint_residual
 from lgbench.mbs.banded import (
-    BODY_BLOCK, BandStructure, band_lu_factor, band_lu_solve, band_set, band_set_constraint_rows, band_structure,
+    band_lu_factor, band_lu_solve, band_set, band_set_constraint_rows, band_structure, BandStructure, BODY_BLOCK,
     dense_structure,
 )
 from lgbench.mbs.borrowed import borrowed
-from lgbench.mbs.dense import lu_factor, lu_solve
-from lgbench.mbs.formulations import RV, SE3
-from lgbench.mbs.kernels import (
-    DIVERGED, OK, _rot_start, algebra_commutator, all_finite, update_coordinates, update_coordinates_inline,
-)
+from lgbench.mbs.codes import DIVERGED, NEWTON_FAILED, OK, RV, SE3, SINGULAR_MATRIX
+from lgbench.mbs.constraints import constraint_curvature, constraint_matrix, constraint_residual
+from lgbench.mbs.coordinate_update import algebra_commutator, update_coordinates, update_coordinates_inline
+from lgbench.mbs.dense import all_finite, lu_factor, lu_solve
+from lgbench.mbs.pose import _rot_start
 from lgbench.mbs.residual import (
     constraint_velocity, dynamic_residual, dynamic_residual_inline, generalized_forces_inline, structured_residual,
 )
 from lgbench.mbs.system import B_FORM, B_NV, B_VSTART, S_NC
-
-NEWTON_FAILED = 3
-SINGULAR_MATRIX = 4
 
 # option vector layout (float64)
 (O_MODIFIED, O_TEXP, O_TANGENT, O_RTOL, O_ATOL, O_MAX_ITERATIONS, O_MAX_MODIFIED, O_CONTRACTIVITY,

@@ -36,13 +36,15 @@ from numba import njit
 from lgbench.exceptions import InputError
 from lgbench.integrators import generalized_alpha as ga
 from lgbench.integrators.implicit import NEWTON_DEFAULTS, option_vector
-from lgbench.integrators.interface import SINGULAR_MATRIX, Integration
+from lgbench.integrators.interface import Integration
 from lgbench.integrators.stepping import record_due_samples, step_end_time, step_plan
 from lgbench.mbs.borrowed import borrowed
+from lgbench.mbs.codes import DIVERGED, EP, NEWTON_FAILED, OK, SINGULAR_MATRIX
 from lgbench.mbs.constraints import constraint_matrix, constraint_residual
-from lgbench.mbs.dense import lu_factor, lu_solve
-from lgbench.mbs.formulations import EP, IMPLICIT_FORMULATIONS
-from lgbench.mbs.kernels import DIVERGED, OK, _rot_start, all_finite, update_coordinates
+from lgbench.mbs.coordinate_update import update_coordinates
+from lgbench.mbs.dense import all_finite, lu_factor, lu_solve
+from lgbench.mbs.formulations import IMPLICIT_FORMULATIONS
+from lgbench.mbs.pose import _rot_start
 from lgbench.mbs.residual import dynamic_residual, generalized_forces
 from lgbench.mbs.system import B_FORM, S_NC
 
@@ -277,7 +279,7 @@ def hht_step(sys, method, opts, q, v, a, lam, t, h, w, stats, history, R):
     stats[ga.ST_NEWTON] += n_it
     stats[ga.ST_MAX_ITERATIONS] = max(stats[ga.ST_MAX_ITERATIONS], n_it)
     if not converged:
-        return ga.NEWTON_FAILED
+        return NEWTON_FAILED
     q[:] = q1
     v[:] = v1
     a[:] = a1

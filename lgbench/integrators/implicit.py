@@ -9,7 +9,8 @@ import numpy as np
 
 from lgbench.exceptions import InputError
 from lgbench.integrators import generalized_alpha as ga
-from lgbench.integrators.interface import SINGULAR_MATRIX, Integration
+from lgbench.integrators.interface import Integration
+from lgbench.mbs.codes import SINGULAR_MATRIX
 from lgbench.mbs.formulations import IMPLICIT_FORMULATIONS
 
 

@@ -28,19 +28,20 @@ import numpy as np
 from numba import njit
 
 from lgbench.exceptions import InputError
-from lgbench.integrators.interface import DIVERGED, OK, PROJECTION_FAILED, SINGULAR_MATRIX, Integration
+from lgbench.integrators.interface import Integration
 from lgbench.integrators.stepping import record_due_samples, step_end_time, step_plan
-from lgbench.integrators.tableaus import TABLEAUS, ButcherTableau
+from lgbench.integrators.tableaus import ButcherTableau, TABLEAUS
 from lgbench.lie.dexpinv import dexpinv_so3_series
 from lgbench.lie.so3 import tangent_operator_inverse_so3
-from lgbench.mbs.dense import mat3_vec
-from lgbench.mbs.formulations import RV
 from lgbench.mbs.borrowed import borrowed
+from lgbench.mbs.codes import DIVERGED, OK, PROJECTION_FAILED, RV, SINGULAR_MATRIX
+from lgbench.mbs.coordinate_update import update_coordinates
+from lgbench.mbs.dense import all_finite, mat3_vec
 from lgbench.mbs.index1 import (
-    constraint_norm, index1_accelerations, make_saddle_point_workspace, project_positions,
-    project_velocities, velocity_constraint_norm,
+    constraint_norm, index1_accelerations, make_saddle_point_workspace, project_positions, project_velocities,
+    velocity_constraint_norm,
 )
-from lgbench.mbs.kernels import _rot_start, all_finite, update_coordinates
+from lgbench.mbs.pose import _rot_start
 from lgbench.mbs.system import B_FORM
 
 # option vector layout (float64)

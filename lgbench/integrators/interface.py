@@ -18,34 +18,11 @@ from typing import Any, Protocol
 
 import numpy as np
 
-# Status codes shared by all integrators (the compiled kernels use the same numbers).
-OK = 0
-DIVERGED = 1
-SINGULAR_PARAMETERISATION = 2
-NEWTON_FAILED = 3
-SINGULAR_MATRIX = 4
-PROJECTION_FAILED = 5
-UNRESOLVED_ROTATION = 6
-STATUS_NAMES = {OK: "ok", DIVERGED: "diverged", SINGULAR_PARAMETERISATION: "singular",
-                NEWTON_FAILED: "failed", SINGULAR_MATRIX: "failed",
-                PROJECTION_FAILED: "failed", UNRESOLVED_ROTATION: "diverged"}
-STATUS_MESSAGES = {
-    DIVERGED: "non-finite state (NaN/Inf): the integration diverged",
-    SINGULAR_PARAMETERISATION: "rotation parameterisation singular (Tait-Bryan pitch at +-pi/2: "
-                               "G(theta) not invertible)",
-    NEWTON_FAILED: "Newton iteration did not converge within the iteration limit",
-    SINGULAR_MATRIX: "singular iteration matrix",
-    PROJECTION_FAILED: "projection onto the position constraints Phi = 0 did not converge",
-    UNRESOLVED_ROTATION: "a step rotated a body by more than pi: the step size no longer resolves the "
-                         "motion (the rotation-vector update is aliased); the integration diverged",
-}
-
-
 @dataclass
 class Integration:
     """Outcome of one integration: final state, samples at ``sample_times``, statistics."""
 
-    code: int                      # one of the status codes above
+    code: int                      # a ``lgbench.mbs.codes.Status``
     steps: int                     # accepted steps
     t_reached: float               # time of the last accepted state
     cpu_s: float                   # process time of the timed region

@@ -30,14 +30,15 @@ from numba import njit
 
 from lgbench.exceptions import InputError
 from lgbench.integrators.generalized_alpha import generalized_alpha
-from lgbench.integrators.interface import DIVERGED, NEWTON_FAILED, OK, SINGULAR_MATRIX, Integration
+from lgbench.integrators.interface import Integration
 from lgbench.integrators.stepping import record_due_samples, step_end_time, step_plan
 from lgbench.lie.so3 import exp_so3, hat, log_so3
-from lgbench.lie.vectorial import PARAMETERISATIONS, motion_increment
-from lgbench.mbs.dense import cross, lu_factor, lu_solve, mat3_vec, mat3t_vec
+from lgbench.lie.vectorial import motion_increment, PARAMETERISATIONS
+from lgbench.mbs.codes import DIVERGED, FREE, NEWTON_FAILED, OK, SINGULAR_MATRIX
+from lgbench.mbs.dense import all_finite, cross, lu_factor, lu_solve, mat3_vec, mat3t_vec
 from lgbench.mbs.formulations import FORMULATION_CODES
-from lgbench.mbs.kernels import all_finite, applied_loads
-from lgbench.mbs.system import B_FORM, B_INERTIA, B_KIND, B_MASS, B_QSTART, B_VSTART, FREE
+from lgbench.mbs.loads import applied_loads
+from lgbench.mbs.system import B_FORM, B_INERTIA, B_KIND, B_MASS, B_QSTART, B_VSTART
 
 ENERGY_MOMENTUM = 0
 ENERGY_DECAYING = 1

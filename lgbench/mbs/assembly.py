@@ -12,7 +12,7 @@ import numpy as np
 
 from lgbench.exceptions import InputError
 from lgbench.mbs.constraints import constraint_matrix, constraint_residual
-from lgbench.mbs.kernels import update_coordinates
+from lgbench.mbs.coordinate_update import update_coordinates
 from lgbench.mbs.system import SystemArrays
 
 

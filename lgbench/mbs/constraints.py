@@ -27,15 +27,16 @@ import numpy as np
 from numba import njit
 
 from lgbench.lie.so3 import one_minus_cos_over_sq, sinc
+from lgbench.mbs.codes import (
+    BODY_FRAME_POINT, COINCIDENT, DISTANCE, EP, F1, FREE, PERPENDICULAR, POINT_ON_LINE, RV, RXYZ, SE3,
+)
 from lgbench.mbs.dense import cross, mat3_vec, mat3t_vec
-from lgbench.mbs.formulations import EP, F1, RV, RXYZ, SE3
-from lgbench.mbs.kernels import (
+from lgbench.mbs.pose import (
     _rot_start, _vec3, angular_velocity, body_pose, rotation_size, rotation_start, translation_rate, velocity_map,
     velocity_map_rate,
 )
 from lgbench.mbs.system import (
-    B_CROW, B_FORM, B_KIND, B_QSTART, B_VSTART, BODY_FRAME_POINT, COINCIDENT, DISTANCE, FREE, GROUND, J_BODY1,
-    J_BODY2, J_NROWS, J_ROW, J_TYPE, PERPENDICULAR, POINT_ON_LINE, S_NC,
+    B_CROW, B_FORM, B_KIND, B_QSTART, B_VSTART, GROUND, J_BODY1, J_BODY2, J_LENGTH, J_NROWS, J_ROW, J_TYPE, S_NC,
 )
 
 
@@ -273,7 +274,7 @@ def constraint_residual(sys, q, t, phi):
             p1 = body_point(body_int, b1, q, _joint_vector(p, 0))
             p2 = body_point(body_int, b2, q, _joint_vector(p, 3))
             d = (p1[0] - p2[0], p1[1] - p2[1], p1[2] - p2[2])
-            phi[row] = 0.5 * (_dot3(d, d) - p[6] * p[6])
+            phi[row] = 0.5 * (_dot3(d, d) - p[J_LENGTH] * p[J_LENGTH])
 
 
 @njit(cache=True)

@@ -1,4 +1,6 @@
 """Small dense linear algebra for the compiled kernels (no LAPACK call overhead for 3x3)."""
+import math
+
 import numpy as np
 from numba import njit
 
@@ -94,3 +96,12 @@ def lu_solve(LU, piv, b):
         for j in range(i + 1, n):
             s -= LU[i, j] * b[j]
         b[i] = s / LU[i, i]
+
+
+@njit(cache=True)
+def all_finite(x):
+    """True if no entry of the vector x is NaN or infinite."""
+    for k in range(x.shape[0]):
+        if not math.isfinite(x[k]):
+            return False
+    return True

@@ -15,12 +15,7 @@ instead of the global x' of all other formulations.
 In every formulation the body angular velocity is omega = W(rho) w for the rotational velocity
 coordinates w: W = I (RV, F1, EP-F1), G(theta) (Rxyz), 2 L(e) (EP).
 """
-RV = 0
-RXYZ = 1
-F1 = 2
-EP_F1 = 3
-EP = 4
-SE3 = 5
+from lgbench.mbs.codes import EP, EP_F1, F1, RV, RXYZ, SE3
 
 FORMULATION_CODES = {"RV": RV, "Rxyz": RXYZ, "F1": F1, "EP-F1": EP_F1, "EP": EP, "SE3": SE3}
 

@@ -30,12 +30,12 @@ import numpy as np
 from numba import njit
 
 from lgbench.mbs.banded import (
-    BODY_BLOCK, BandStructure, band_lu_factor, band_lu_solve, band_set, band_set_constraint_rows, band_structure,
+    band_lu_factor, band_lu_solve, band_set, band_set_constraint_rows, band_structure, BandStructure, BODY_BLOCK,
     dense_structure,
 )
 from lgbench.mbs.constraints import constraint_blocks, constraint_curvature, constraint_matrix, constraint_residual
+from lgbench.mbs.coordinate_update import update_coordinates
 from lgbench.mbs.dense import lu_factor, lu_solve
-from lgbench.mbs.kernels import update_coordinates
 from lgbench.mbs.residual import constraint_velocity, generalized_forces, mass_blocks, mass_matrix
 from lgbench.mbs.system import B_NV, B_VSTART
 

@@ -21,8 +21,9 @@ from numba import njit
 from lgbench.lie.euler_parameters import body_ep_matrix, rotation_matrix_ep
 from lgbench.mbs.dense import cross, mat3_vec
 
-# force type code of the manufactured load; force_real[0:3] = eta* (body frame), [3] = w
-MANUFACTURED_LOAD = 16
+# force_real columns of the MANUFACTURED_LOAD force element (lgbench/mbs/codes.py)
+MANUFACTURED_AXIS = 0   # [0:3] eta* (body frame)
+MANUFACTURED_RATE = 3   # [3] w
 
 
 @njit(cache=True)
@@ -91,6 +92,6 @@ def manufactured_load(mass, inertia, p, t):
 
     ``inertia`` is J_c about the centre of mass (body frame), p = force_real row [eta*, w].
     """
-    R, omega, omega_d, _, _, ac = manufactured_motion(p[0:3], p[3], t)
+    R, omega, omega_d, _, _, ac = manufactured_motion(p[MANUFACTURED_AXIS:MANUFACTURED_AXIS + 3], p[MANUFACTURED_RATE], t)
     torque_body = mat3_vec(inertia, omega_d) + cross(omega, mat3_vec(inertia, omega))
     return mass * ac, mat3_vec(R, torque_body)

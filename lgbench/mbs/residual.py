@@ -9,11 +9,13 @@ from numba import njit
 
 from lgbench.lie.tait_bryan import body_rate_dot_apply_rxyz
 from lgbench.mbs.chain import chain_generalized_forces, chain_mass_matrix
+from lgbench.mbs.codes import EP, FREE, RV, RXYZ, SE3
 from lgbench.mbs.constraints import constraint_blocks, constraint_matrix, rate_map_entries
 from lgbench.mbs.dense import cross, mat3t_vec
-from lgbench.mbs.formulations import EP, RV, RXYZ, SE3
-from lgbench.mbs.kernels import _vec3, applied_loads, euler_moment, rotation_matrix, rotation_start
-from lgbench.mbs.system import B_FORM, B_INERTIA, B_KIND, B_MASS, B_NV, B_VSTART, FREE
+from lgbench.mbs.dynamics import euler_moment
+from lgbench.mbs.loads import applied_loads
+from lgbench.mbs.pose import _vec3, rotation_matrix, rotation_start
+from lgbench.mbs.system import B_FORM, B_INERTIA, B_KIND, B_MASS, B_NV, B_VSTART
 
 
 @njit(inline="always")

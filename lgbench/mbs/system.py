@@ -16,14 +16,11 @@ from typing import NamedTuple
 import numpy as np
 
 from lgbench.exceptions import InputError
-from lgbench.mbs.formulations import (
-    FORMULATION_CODES,
-    ROTATION_COORDINATES,
-    ROTATION_VELOCITIES,
+from lgbench.mbs.codes import (
+    BODY_FRAME_POINT, COINCIDENT, DISTANCE, FREE, JOINT_PD, JointPrimitive, PERPENDICULAR, POINT_ON_LINE,
+    POINT_SPRING_DAMPER,
 )
-
-FREE = 0
-FIXED_POINT = 1
+from lgbench.mbs.formulations import FORMULATION_CODES, ROTATION_COORDINATES, ROTATION_VELOCITIES
 
 # body_int columns; B_CROW = row of the body's own constraint (Euler-parameter norm) or -1
 B_KIND, B_FORM, B_QSTART, B_VSTART, B_NQ, B_NV, B_CROW = range(7)
@@ -36,36 +33,35 @@ B_INERTIA_INV = 10
 B_COM = 19
 BODY_REAL_WIDTH = 22
 
-# force types and force_real layout
-GRAVITY = 0          # force_real[0:3] = gravity acceleration vector (global)
-BODY_TORQUE = 1      # force_real[0:3] = constant torque in the body frame (follower torque)
-GLOBAL_TORQUE = 2    # force_real[0:3] = constant torque in the global frame
-POINT_SPRING_DAMPER = 3  # linear spring-damper per global axis between a body point and a ground point:
-                         # [0:3] stiffness, [3:6] damping, [6:9] point in the body frame, [9:12] ground point
-RAMP_BODY_TORQUE = 4     # body-frame torque [0:3] * min(t / [3], 1) (a ramp to a constant torque)
-JOINT_PD = 5             # PD controller / rotational spring-damper on a revolute joint between ``other``
-                         # (body 1, -1 = ground) and ``body`` (body 2): [0:3] axis in body 1, [3:6] zero-angle
-                         # reference vector in body 1 (normal to the axis), [6:9] its partner in body 2,
-                         # [9] Kp, [10] Kd, [11] set-point kind, [12:15] set-point parameters
-                         # (lgbench/mbs/trajectories.py)
-EP_NORM_RATE_TORQUE = 6  # body torque -2 (e.e') J omega on an EP body (no values): with it the EP equations
-                         # take the form of paper 004 eq. (9), whose gyroscopic term 8 L^T L L'^T J L e'
-                         # = 2 L^T (omega x J omega) + 4 (e.e') L^T J omega; zero where e.e' = 0 (eq. 6)
-F_TYPE, F_BODY, F_OTHER = range(3)   # F_OTHER: second body of a force element (-1: none)
+# force_int columns (F_OTHER: second body of a force element, -1: none) and force_real columns of each
+# ``ForceType``; EP_NORM_RATE_TORQUE has no parameters, MANUFACTURED_LOAD's are in manufactured.py
+F_TYPE, F_BODY, F_OTHER = range(3)
 FORCE_INT_WIDTH = 3
 FORCE_REAL_WIDTH = 16
+GRAVITY_ACCELERATION = 0   # GRAVITY: [0:3] gravity acceleration (global)
+TORQUE = 0                 # BODY_TORQUE (body frame), GLOBAL_TORQUE (global), RAMP_BODY_TORQUE: [0:3]
+RAMP_TIME = 3              # RAMP_BODY_TORQUE: torque * min(t / ramp time, 1); <= 0: full torque at once
+SPRING_STIFFNESS = 0       # POINT_SPRING_DAMPER: [0:3] stiffness per global axis
+SPRING_DAMPING = 3         # [3:6] damping per global axis
+SPRING_BODY_POINT = 6      # [6:9] attachment point in the body frame
+SPRING_GROUND_POINT = 9    # [9:12] attachment point on ground (global)
+PD_AXIS = 0                # JOINT_PD between ``other`` (body 1, -1 = ground) and ``body`` (body 2): [0:3] joint
+PD_REFERENCE1 = 3          # axis in body 1; [3:6] zero-angle reference vector in body 1 (normal to the axis);
+PD_REFERENCE2 = 6          # [6:9] its partner in body 2;
+PD_KP = 9                  # gains Kp and Kd;
+PD_KD = 10
+PD_SETPOINT_KIND = 11      # the set-point trajectory kind and its three parameters (lgbench/mbs/trajectories.py)
+PD_SETPOINT = 12
 
-# joint primitives (lgbench/mbs/constraints.py); joint_int = [type, body1, body2 (-1 = ground),
-# first constraint row, rows]; body-frame data are global for ground
-COINCIDENT = 0       # joint_real[0:3] point in body1, [3:6] point in body2
-PERPENDICULAR = 1    # joint_real[0:3] vector in body1, [3:6] vector in body2
-POINT_ON_LINE = 2    # joint_real[0:3] point in body1, [3:6] point in body2, [6:9], [9:12] normals in body1
-BODY_FRAME_POINT = 3  # joint_real[0:3] point b in body1, [3:6] ground point g; R1^T (g - x1) - b = 0 (body2 = ground)
-DISTANCE = 4          # joint_real[0:3] point in body1, [3:6] point in body2, [6] length L; (|p1 - p2|^2 - L^2)/2 = 0
-JOINT_ROWS = {COINCIDENT: 3, PERPENDICULAR: 1, POINT_ON_LINE: 2, BODY_FRAME_POINT: 3, DISTANCE: 1}
+# joint_int = [primitive, body1, body2 (-1 = ground), first constraint row, rows]; joint_real columns of the
+# ``JointPrimitive`` rows (body-frame data are global for ground)
 J_TYPE, J_BODY1, J_BODY2, J_ROW, J_NROWS = range(5)
 JOINT_INT_WIDTH = 5
 JOINT_REAL_WIDTH = 12
+J_FIRST = 0        # [0:3] point (COINCIDENT, POINT_ON_LINE, DISTANCE, BODY_FRAME_POINT) or vector (PERPENDICULAR)
+J_SECOND = 3       # of body 1; [3:6] its partner on body 2 (BODY_FRAME_POINT: the ground point)
+J_NORMALS = 6      # POINT_ON_LINE: [6:9], [9:12] two normals of the line in body 1
+J_LENGTH = 6       # DISTANCE: [6] the distance L
 GROUND = -1
 
 # minimal-coordinate chain rows (layout beyond C_COORDINATE defined in lgbench/mbs/chain.py)
@@ -150,7 +146,7 @@ class SystemBuilder:
         real = np.zeros(JOINT_REAL_WIDTH)
         for k, vector in enumerate(vectors):
             real[3 * k:3 * k + 3] = np.asarray(vector, dtype=float)
-        rows = JOINT_ROWS[kind]
+        rows = JointPrimitive(kind).rows
         self._joints.append(([kind, body1, body2, self.nc, rows], real))
         self.nc += rows
         return self.nc - rows
@@ -184,7 +180,7 @@ class SystemBuilder:
         if not np.isfinite(length) or length <= 0.0:
             raise InputError(f"the distance must be positive, got {length}", field="length")
         first = self._primitive(DISTANCE, body1, body2, point1, point2)
-        self._joints[-1][1][6] = length
+        self._joints[-1][1][J_LENGTH] = length
         return first
 
     def add_revolute_joint(self, body1: int, point1, axis1, body2: int = GROUND, point2=(0.0, 0.0, 0.0),
@@ -280,12 +276,12 @@ class SystemBuilder:
             raise InputError("controller gains must be non-negative", field="kp")
         axis = _unit(axis1, "axis1")
         values = np.zeros(FORCE_REAL_WIDTH)
-        values[0:3] = axis
-        values[3:6] = _unit(reference1, "reference1")
-        values[6:9] = _unit(reference2, "reference2")
-        values[9], values[10], values[11] = kp, kd, setpoint_kind
+        values[PD_AXIS:PD_AXIS + 3] = axis
+        values[PD_REFERENCE1:PD_REFERENCE1 + 3] = _unit(reference1, "reference1")
+        values[PD_REFERENCE2:PD_REFERENCE2 + 3] = _unit(reference2, "reference2")
+        values[PD_KP], values[PD_KD], values[PD_SETPOINT_KIND] = kp, kd, setpoint_kind
         params = np.asarray(setpoint_params, dtype=float)
-        values[12:12 + params.size] = params
+        values[PD_SETPOINT:PD_SETPOINT + params.size] = params
         return self.add_force(JOINT_PD, body2, values, other=body1)
 
     def build(self) -> SystemArrays:

@@ -22,9 +22,11 @@ import numpy as np
 from numba import njit
 
 from lgbench.exceptions import InputError
+from lgbench.mbs.codes import FREE, GRAVITY
 from lgbench.mbs.coordinates import free_body_coordinates
-from lgbench.mbs.kernels import body_point_motion, kinetic_energy, potential_energy
-from lgbench.mbs.system import FREE, GRAVITY, SystemBuilder
+from lgbench.mbs.invariants import kinetic_energy, potential_energy
+from lgbench.mbs.pose import body_point_motion
+from lgbench.mbs.system import SystemBuilder
 from lgbench.models.base import BuiltModel, Model, positive_scalar, vector3
 
 DEFAULTS = {

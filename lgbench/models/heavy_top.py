@@ -12,9 +12,11 @@ import numpy as np
 from numba import njit
 
 from lgbench.lie.so3 import exp_so3
+from lgbench.mbs.codes import FIXED_POINT, GRAVITY
 from lgbench.mbs.coordinates import rotation_coordinates
-from lgbench.mbs.kernels import angular_momentum, body_com, body_state, kinetic_energy, potential_energy
-from lgbench.mbs.system import FIXED_POINT, GRAVITY, SystemBuilder
+from lgbench.mbs.invariants import angular_momentum, kinetic_energy, potential_energy
+from lgbench.mbs.pose import body_com, body_state
+from lgbench.mbs.system import SystemBuilder
 from lgbench.models.base import BuiltModel, Model, positive_scalar, vector3
 
 DEFAULTS = {

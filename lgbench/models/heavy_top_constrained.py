@@ -19,9 +19,10 @@ from numba import njit
 
 from lgbench.exceptions import InputError
 from lgbench.lie.so3 import exp_so3
+from lgbench.mbs.codes import BODY_FRAME_POINT, FREE, GRAVITY
 from lgbench.mbs.dense import mat3_vec
-from lgbench.mbs.kernels import body_pose
-from lgbench.mbs.system import BODY_FRAME_POINT, FREE, GRAVITY, J_TYPE, SystemBuilder
+from lgbench.mbs.pose import body_pose
+from lgbench.mbs.system import J_TYPE, SystemBuilder
 from lgbench.models.base import BuiltModel, Model, positive_scalar, vector3
 from lgbench.models.heavy_top import DEFAULTS, initial_rotation_state, top_outputs
 

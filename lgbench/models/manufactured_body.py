@@ -16,10 +16,12 @@ import numpy as np
 from numba import njit
 
 from lgbench.exceptions import InputError
+from lgbench.mbs.codes import FREE, MANUFACTURED_LOAD
 from lgbench.mbs.coordinates import free_body_coordinates
-from lgbench.mbs.kernels import angular_momentum, body_state, kinetic_energy
-from lgbench.mbs.manufactured import MANUFACTURED_LOAD, manufactured_motion
-from lgbench.mbs.system import FREE, SystemBuilder
+from lgbench.mbs.invariants import angular_momentum, kinetic_energy
+from lgbench.mbs.manufactured import manufactured_motion
+from lgbench.mbs.pose import body_state
+from lgbench.mbs.system import SystemBuilder
 from lgbench.models.base import BuiltModel, Model, positive_scalar, vector3
 
 DEFAULTS = {

@@ -18,10 +18,11 @@ import numpy as np
 from numba import njit
 
 from lgbench.exceptions import InputError
+from lgbench.mbs.codes import FREE, GRAVITY
 from lgbench.mbs.constraints import constraint_matrix, constraint_residual
 from lgbench.mbs.coordinates import free_body_coordinates
-from lgbench.mbs.kernels import body_state
-from lgbench.mbs.system import B_MASS, GRAVITY, FREE, SystemBuilder
+from lgbench.mbs.pose import body_state
+from lgbench.mbs.system import B_MASS, GRAVITY_ACCELERATION, SystemBuilder
 from lgbench.models.base import BuiltModel, Model, positive_scalar
 
 DEFAULTS = {"mass": 1.0, "length": 1.0, "gravity": 9.81, "x0": [0.0, 0.2]}
@@ -43,7 +44,7 @@ def pendulum_outputs(sys, q, v, lam, t):
     for k in range(2):
         _, x, u, _ = body_state(sys, k, q, v)
         m = sys.body_real[k, B_MASS]
-        g = -sys.force_real[k, 1]
+        g = -sys.force_real[k, GRAVITY_ACCELERATION + 1]
         j = 6 * k
         out[j] = x[0]
         out[j + 1] = x[1]

@@ -41,15 +41,17 @@ import numpy as np
 from numba import njit
 
 from lgbench.exceptions import InputError
-from lgbench.mbs.chain import (
-    ChainLink, add_chain, chain_kinetic_energy, chain_link_frame, chain_mass_matrix_rows,
-    chain_potential_energy, chain_setpoint, dh_frames,
-)
 from lgbench.mbs.assembly import assemble_positions
+from lgbench.mbs.chain import (
+    add_chain, chain_kinetic_energy, chain_link_frame, chain_mass_matrix_rows, chain_potential_energy, chain_setpoint,
+    ChainLink, dh_frames,
+)
+from lgbench.mbs.codes import FREE, GRAVITY
 from lgbench.mbs.coordinates import free_body_coordinates
-from lgbench.mbs.kernels import body_pose, joint_angle, kinetic_energy, potential_energy
-from lgbench.mbs.system import FREE, GRAVITY, GROUND, SystemBuilder
-from lgbench.mbs.trajectories import prescribed_motion
+from lgbench.mbs.invariants import kinetic_energy, potential_energy
+from lgbench.mbs.loads import joint_angle, setpoint
+from lgbench.mbs.pose import body_pose
+from lgbench.mbs.system import GROUND, SystemBuilder
 from lgbench.mbs.trajectories import BANG_BANG
 from lgbench.models.base import BuiltModel, Model, positive_scalar, vector3
 
@@ -189,8 +191,7 @@ def puma_absolute_outputs(sys, q, v, lam, t):
     first = sys.force_int.shape[0] - 6
     for i in range(6):
         phi, _, _ = joint_angle(sys, first + i, q, v, t)
-        p = sys.force_real[first + i]
-        phi_d, _, _ = prescribed_motion(int(p[11]), p[12], p[13], p[14], t)
+        phi_d, _, _ = setpoint(sys.force_real[first + i], t)
         out[i] = phi
         err += (phi - phi_d) ** 2
     R6, x6 = body_pose(sys, 5, q)

@@ -79,9 +79,11 @@ import numpy as np
 from numba import njit
 
 from lgbench.exceptions import InputError
+from lgbench.mbs.codes import FREE, GLOBAL_TORQUE, GRAVITY, POINT_SPRING_DAMPER
 from lgbench.mbs.dense import mat3_vec
-from lgbench.mbs.kernels import body_com, body_point_motion, body_state, kinetic_energy, potential_energy
-from lgbench.mbs.system import F_TYPE, FREE, GLOBAL_TORQUE, GRAVITY, POINT_SPRING_DAMPER, SystemBuilder
+from lgbench.mbs.invariants import kinetic_energy, potential_energy
+from lgbench.mbs.pose import body_com, body_point_motion, body_state
+from lgbench.mbs.system import F_TYPE, SPRING_BODY_POINT, SystemBuilder, TORQUE
 from lgbench.models.base import BuiltModel, Model, positive_scalar, vector3
 from lgbench.models.heavy_top import initial_rotation_state
 
@@ -116,11 +118,11 @@ def rotor_outputs(sys, q, v, lam, t):
     for k in range(sys.force_int.shape[0]):
         p = sys.force_real[k]
         if sys.force_int[k, F_TYPE] == GLOBAL_TORQUE:
-            torque_power += p[0] * omega_global[0] + p[1] * omega_global[1] + p[2] * omega_global[2]
+            torque_power += p[TORQUE:TORQUE + 3] @ omega_global
         elif sys.force_int[k, F_TYPE] == POINT_SPRING_DAMPER:
             if left < 0:
                 left = k
-            _, velocity = body_point_motion(sys, 0, q, v, p[6:9])
+            _, velocity = body_point_motion(sys, 0, q, v, p[SPRING_BODY_POINT:SPRING_BODY_POINT + 3])
             for j in range(3):
                 damping_power += p[3 + j] * velocity[j] * velocity[j]
     # the first spring-damper is the left support; its body point is p1 = [-L_L, 0, 0]

@@ -27,12 +27,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from lgbench.lie.tait_bryan import rotation_matrix_rxyz
 from lgbench.exceptions import InputError
+from lgbench.lie.tait_bryan import rotation_matrix_rxyz
 from lgbench.mbs.assembly import assemble_positions, project_velocities
+from lgbench.mbs.codes import FREE, GRAVITY
 from lgbench.mbs.coordinates import free_body_coordinates
-from lgbench.mbs.kernels import body_pose, body_state, kinetic_energy, potential_energy
-from lgbench.mbs.system import FREE, GRAVITY, GROUND, SystemBuilder
+from lgbench.mbs.invariants import kinetic_energy, potential_energy
+from lgbench.mbs.pose import body_pose, body_state
+from lgbench.mbs.system import GROUND, SystemBuilder
 from lgbench.models.base import BuiltModel, Model, positive_scalar, vector3
 
 DEFAULTS = {

@@ -22,9 +22,11 @@ import numpy as np
 from numba import njit
 
 from lgbench.exceptions import InputError
+from lgbench.mbs.codes import BODY_TORQUE, EP_NORM_RATE_TORQUE, FIXED_POINT
 from lgbench.mbs.coordinates import rotation_coordinates
-from lgbench.mbs.kernels import body_state, kinetic_energy
-from lgbench.mbs.system import BODY_TORQUE, EP_NORM_RATE_TORQUE, FIXED_POINT, SystemBuilder
+from lgbench.mbs.invariants import kinetic_energy
+from lgbench.mbs.pose import body_state
+from lgbench.mbs.system import SystemBuilder
 from lgbench.models.base import BuiltModel, Model, positive_scalar
 
 DEFAULTS = {

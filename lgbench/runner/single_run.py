@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from lgbench.integrators.interface import STATUS_MESSAGES, STATUS_NAMES
+from lgbench.mbs.codes import Status
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ def _failure_message(code: int, t: float, steps: int, system, q: np.ndarray) -> 
     """What failed, when, and whether a Tait-Bryan body was near gimbal lock at the last good state."""
     from lgbench.mbs.system import tait_bryan_pitch_cosines
 
-    message = f"{STATUS_MESSAGES[code]} at t = {t:.6g} s (step {steps + 1})"
+    message = f"{Status(code).message} at t = {t:.6g} s (step {steps + 1})"
     cosines = tait_bryan_pitch_cosines(system, q)
     if cosines and all(np.isfinite(cosines)):
         closest = min(cosines)
@@ -124,7 +124,7 @@ def run_single(spec: RunSpec, n_samples: int | None = None) -> RunResult:
     q_samples, v_samples, lam_samples = run.q_samples, run.v_samples, run.lam_samples
     statistics = dict(run.statistics)
 
-    status = STATUS_NAMES[code]
+    status = Status(code).label
     message = "" if code == 0 else _failure_message(code, t_reached, steps, sys, q)
     final = {}
     if code == 0:

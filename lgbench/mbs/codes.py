@@ -1,0 +1,118 @@
+"""The type and status codes of the compiled core, in one place.
+
+Every code the flat system arrays and the compiled kernels use is a member of one ``IntEnum`` here:
+body kinds, force elements, joint primitives and the status an integration ends with. numba treats
+the members as integer constants, so a kernel can write ``ForceType.GRAVITY`` or ``Status.OK``
+at no cost. The short names bound at the bottom (``FREE``, ``GRAVITY``, ``OK`` ...) are the same
+members, for kernels whose expressions would otherwise not fit a line.
+
+The column layouts of the real-valued rows (which parameter of a force element sits in which
+column) are named in ``lgbench/mbs/system.py`` next to the builder that fills them.
+"""
+from enum import IntEnum
+
+
+class BodyKind(IntEnum):
+    """FREE: 6 degrees of freedom about the centre of mass; FIXED_POINT: rotation about a point fixed
+    at the global origin (inertia about that point)."""
+
+    FREE = 0
+    FIXED_POINT = 1
+
+
+class Formulation(IntEnum):
+    """Rotation formulation of a rigid-body node (lgbench/mbs/formulations.py has the table)."""
+
+    RV = 0
+    RXYZ = 1
+    F1 = 2
+    EP_F1 = 3
+    EP = 4
+    SE3 = 5
+
+
+class ForceType(IntEnum):
+    """Force elements; their parameters are laid out as ``system.py`` names them."""
+
+    GRAVITY = 0
+    BODY_TORQUE = 1            # constant torque in the body frame (follower torque)
+    GLOBAL_TORQUE = 2          # constant torque in the global frame
+    POINT_SPRING_DAMPER = 3    # spring-damper per global axis between a body point and a ground point
+    RAMP_BODY_TORQUE = 4       # body-frame torque ramped linearly to a constant
+    JOINT_PD = 5               # PD controller / rotational spring-damper on a revolute joint
+    EP_NORM_RATE_TORQUE = 6    # -2 (e.e') J omega on an EP body: paper 004 eq. (9) form of the EP equations
+    MANUFACTURED_LOAD = 16     # loads of the manufactured solution of paper 003 (lgbench/mbs/manufactured.py)
+
+
+class JointPrimitive(IntEnum):
+    """Constraint primitives (lgbench/mbs/constraints.py); joints are assembled from them."""
+
+    COINCIDENT = 0         # a point of body 1 coincides with a point of body 2 (3 rows)
+    PERPENDICULAR = 1      # a vector of body 1 stays normal to a vector of body 2 (1 row)
+    POINT_ON_LINE = 2      # a point of body 2 stays on a line of body 1 (2 rows)
+    BODY_FRAME_POINT = 3   # R1^T (g - x1) - b = 0, the body-frame spherical joint to ground (3 rows)
+    DISTANCE = 4           # (|p1 - p2|^2 - L^2) / 2 = 0 (1 row)
+
+    @property
+    def rows(self) -> int:
+        return _JOINT_ROWS[self]
+
+
+_JOINT_ROWS = {JointPrimitive.COINCIDENT: 3, JointPrimitive.PERPENDICULAR: 1, JointPrimitive.POINT_ON_LINE: 2,
+               JointPrimitive.BODY_FRAME_POINT: 3, JointPrimitive.DISTANCE: 1}
+
+
+class Status(IntEnum):
+    """How an integration (or one kernel call) ended; ``label`` is the ``status`` column of runs.csv."""
+
+    OK = 0
+    DIVERGED = 1
+    SINGULAR_PARAMETERISATION = 2
+    NEWTON_FAILED = 3
+    SINGULAR_MATRIX = 4
+    PROJECTION_FAILED = 5
+    UNRESOLVED_ROTATION = 6
+
+    @property
+    def label(self) -> str:
+        return _STATUS_LABELS[self]
+
+    @property
+    def message(self) -> str:
+        return _STATUS_MESSAGES.get(self, "")
+
+
+_STATUS_LABELS = {
+    Status.OK: "ok", Status.DIVERGED: "diverged", Status.SINGULAR_PARAMETERISATION: "singular",
+    Status.NEWTON_FAILED: "failed", Status.SINGULAR_MATRIX: "failed", Status.PROJECTION_FAILED: "failed",
+    Status.UNRESOLVED_ROTATION: "diverged",
+}
+_STATUS_MESSAGES = {
+    Status.DIVERGED: "non-finite state (NaN/Inf): the integration diverged",
+    Status.SINGULAR_PARAMETERISATION: "rotation parameterisation singular (Tait-Bryan pitch at +-pi/2: "
+                                      "G(theta) not invertible)",
+    Status.NEWTON_FAILED: "Newton iteration did not converge within the iteration limit",
+    Status.SINGULAR_MATRIX: "singular iteration matrix",
+    Status.PROJECTION_FAILED: "projection onto the position constraints Phi = 0 did not converge",
+    Status.UNRESOLVED_ROTATION: "a step rotated a body by more than pi: the step size no longer resolves the "
+                                "motion (the rotation-vector update is aliased); the integration diverged",
+}
+
+FREE, FIXED_POINT = BodyKind
+RV, RXYZ, F1, EP_F1, EP, SE3 = Formulation
+GRAVITY = ForceType.GRAVITY
+BODY_TORQUE = ForceType.BODY_TORQUE
+GLOBAL_TORQUE = ForceType.GLOBAL_TORQUE
+POINT_SPRING_DAMPER = ForceType.POINT_SPRING_DAMPER
+RAMP_BODY_TORQUE = ForceType.RAMP_BODY_TORQUE
+JOINT_PD = ForceType.JOINT_PD
+EP_NORM_RATE_TORQUE = ForceType.EP_NORM_RATE_TORQUE
+MANUFACTURED_LOAD = ForceType.MANUFACTURED_LOAD
+COINCIDENT, PERPENDICULAR, POINT_ON_LINE, BODY_FRAME_POINT, DISTANCE = JointPrimitive
+OK = Status.OK
+DIVERGED = Status.DIVERGED
+SINGULAR_PARAMETERISATION = Status.SINGULAR_PARAMETERISATION
+NEWTON_FAILED = Status.NEWTON_FAILED
+SINGULAR_MATRIX = Status.SINGULAR_MATRIX
+PROJECTION_FAILED = Status.PROJECTION_FAILED
+UNRESOLVED_ROTATION = Status.UNRESOLVED_ROTATION

@@ -1,0 +1,54 @@
+"""Invariants of a state: kinetic and potential energy, angular momentum (for outputs and checks)."""
+import numpy as np
+from numba import njit
+from lgbench.mbs.chain import chain_kinetic_energy, chain_potential_energy
+from lgbench.mbs.codes import FREE, GRAVITY, POINT_SPRING_DAMPER
+from lgbench.mbs.dense import cross, mat3_vec
+from lgbench.mbs.pose import body_com, body_point_motion, body_state
+from lgbench.mbs.system import (
+    B_INERTIA, B_KIND, B_MASS, F_BODY, F_TYPE, GRAVITY_ACCELERATION, SPRING_BODY_POINT, SPRING_GROUND_POINT,
+    SPRING_STIFFNESS,
+)
+
+
+@njit(cache=True)
+def kinetic_energy(sys, q, v):
+    e = 0.0
+    for i in range(sys.body_int.shape[0]):
+        R, x, u, omega = body_state(sys, i, q, v)
+        J = sys.body_real[i, B_INERTIA:B_INERTIA + 9].reshape(3, 3)
+        e += 0.5 * (omega @ mat3_vec(J, omega))
+        if sys.body_int[i, B_KIND] == FREE:
+            e += 0.5 * sys.body_real[i, B_MASS] * (u @ u)
+    return e + chain_kinetic_energy(sys, q, v)
+
+
+@njit(cache=True)
+def potential_energy(sys, q, v):
+    """Potential of the conservative loads (gravity, springs)."""
+    e = 0.0
+    for k in range(sys.force_int.shape[0]):
+        i = sys.force_int[k, F_BODY]
+        p = sys.force_real[k]
+        if sys.force_int[k, F_TYPE] == GRAVITY:
+            xc, _ = body_com(sys, i, q, v)
+            e -= sys.body_real[i, B_MASS] * (p[GRAVITY_ACCELERATION:GRAVITY_ACCELERATION + 3] @ xc)
+        elif sys.force_int[k, F_TYPE] == POINT_SPRING_DAMPER:
+            position, _ = body_point_motion(sys, i, q, v, p[SPRING_BODY_POINT:SPRING_BODY_POINT + 3])
+            for j in range(3):
+                e += 0.5 * p[SPRING_STIFFNESS + j] * (position[j] - p[SPRING_GROUND_POINT + j]) ** 2
+    return e + chain_potential_energy(sys, q, v)
+
+
+@njit(cache=True)
+def angular_momentum(sys, q, v):
+    """Total angular momentum about the global origin, in the global frame."""
+    L = np.zeros(3)
+    for i in range(sys.body_int.shape[0]):
+        R, x, u, omega = body_state(sys, i, q, v)
+        J = sys.body_real[i, B_INERTIA:B_INERTIA + 9].reshape(3, 3)
+        L += mat3_vec(R, mat3_vec(J, omega))
+        if sys.body_int[i, B_KIND] == FREE:
+            L += sys.body_real[i, B_MASS] * cross(x, u)
+    return L
+

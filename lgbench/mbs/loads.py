@@ -1,0 +1,217 @@
+"""Applied loads per body: forces (global, at the reference point) and torques (body frame).
+
+``elementary_loads`` evaluates gravity, constant torques and point spring-dampers without
+allocating (the hot path of every integrator); ``other_load`` the elements that need matrices
+(PD joint controllers with their set-point trajectories, ramped torques, the EP norm-rate torque of
+paper 004 eq. 9, the manufactured loads of paper 003). Parameters are read by the column names of
+lgbench/mbs/system.py.
+"""
+import math
+import numpy as np
+from numba import njit
+from lgbench.lie.euler_parameters import rotation_ep_transpose_apply
+from lgbench.mbs.codes import (
+    BODY_TORQUE, EP, EP_NORM_RATE_TORQUE, FREE, GLOBAL_TORQUE, GRAVITY, JOINT_PD, MANUFACTURED_LOAD,
+    POINT_SPRING_DAMPER, RAMP_BODY_TORQUE, RV, SE3,
+)
+from lgbench.mbs.dense import cross, mat3_vec, mat3t_vec
+from lgbench.mbs.manufactured import manufactured_load
+from lgbench.mbs.pose import (
+    _rot_start, _vec3, angular_velocity, body_angular_velocity, body_pose, body_state, from_body_frame,
+    rotation_matrix, rotation_size, rotation_start, to_body_frame,
+)
+from lgbench.mbs.system import (
+    B_COM, B_FORM, B_INERTIA, B_KIND, B_MASS, B_QSTART, B_VSTART, F_BODY, F_OTHER, F_TYPE, GRAVITY_ACCELERATION,
+    GROUND, PD_AXIS, PD_KD, PD_KP, PD_REFERENCE1, PD_REFERENCE2, PD_SETPOINT, PD_SETPOINT_KIND, RAMP_TIME,
+    SPRING_BODY_POINT, SPRING_DAMPING, SPRING_GROUND_POINT, SPRING_STIFFNESS, TORQUE,
+)
+from lgbench.mbs.trajectories import prescribed_motion
+
+
+@njit(cache=True)
+def is_elementary_load(ftype):
+    """Gravity, constant body or global torques and point spring-dampers: the loads ``elementary_loads``
+    evaluates without allocating."""
+    return ftype == GRAVITY or ftype == BODY_TORQUE or ftype == GLOBAL_TORQUE or ftype == POINT_SPRING_DAMPER
+
+
+@njit(inline="always")
+def _load_to_body_frame(form, q, qr, cached, rotation, i, x):
+    """R^T x of body i: from the Euler parameters rotation[i] of an RV body if ``cached`` (``rotation`` from
+    ``rigid_stage_coordinates``), else from its coordinates (``to_body_frame``)."""
+    if form == RV and cached:
+        return rotation_ep_transpose_apply((rotation[i, 0], rotation[i, 1], rotation[i, 2], rotation[i, 3]), x)
+    return to_body_frame(form, q, qr, x)
+
+
+@njit(inline="always")
+def _load_from_body_frame(form, q, qr, cached, rotation, i, x):
+    """R x of body i, from rotation[i] like ``_load_to_body_frame``."""
+    if form == RV and cached:
+        return rotation_ep_transpose_apply((rotation[i, 0], -rotation[i, 1], -rotation[i, 2], -rotation[i, 3]), x)
+    return from_body_frame(form, q, qr, x)
+
+
+@njit(inline="always")
+def _add_point_spring_damper(body_int, force_real, k, i, form, qr, q, v, cached, rotation, force, torque):
+    """Spring-damper per global axis between the body point b and the ground point g (POINT_SPRING_DAMPER):
+    f = -K (x + R b - g) - D (u + R (omega x b)) at the point, i.e. f at the reference point and the
+    body-frame torque b x R^T f."""
+    b = (force_real[k, SPRING_BODY_POINT], force_real[k, SPRING_BODY_POINT + 1], force_real[k, SPRING_BODY_POINT + 2])
+    Rb = _load_from_body_frame(form, q, qr, cached, rotation, i, b)
+    _, vr = rotation_start(body_int, i)
+    w0, w1, w2 = body_angular_velocity(form, q, qr, v, vr)
+    Rwb = _load_from_body_frame(form, q, qr, cached, rotation, i, (w1 * b[2] - w2 * b[1], w2 * b[0] - w0 * b[2],
+                                                           w0 * b[1] - w1 * b[0]))
+    x = (0.0, 0.0, 0.0)
+    u = (0.0, 0.0, 0.0)
+    if body_int[i, B_KIND] == FREE:
+        x = _vec3(q, body_int[i, B_QSTART])
+        u = _vec3(v, body_int[i, B_VSTART])
+        if form == SE3:
+            u = _load_from_body_frame(form, q, qr, cached, rotation, i, u)
+    K, D, g = SPRING_STIFFNESS, SPRING_DAMPING, SPRING_GROUND_POINT
+    f = (-force_real[k, K] * (x[0] + Rb[0] - force_real[k, g]) - force_real[k, D] * (u[0] + Rwb[0]),
+         -force_real[k, K + 1] * (x[1] + Rb[1] - force_real[k, g + 1]) - force_real[k, D + 1] * (u[1] + Rwb[1]),
+         -force_real[k, K + 2] * (x[2] + Rb[2] - force_real[k, g + 2]) - force_real[k, D + 2] * (u[2] + Rwb[2]))
+    if body_int[i, B_KIND] == FREE:
+        for j in range(3):
+            force[i, j] += f[j]
+    f0, f1, f2 = _load_to_body_frame(form, q, qr, cached, rotation, i, f)
+    torque[i, 0] += b[1] * f2 - b[2] * f1
+    torque[i, 1] += b[2] * f0 - b[0] * f2
+    torque[i, 2] += b[0] * f1 - b[1] * f0
+
+
+@njit(inline="always")
+def elementary_loads(body_int, body_real, force_int, force_real, q, v, cached, rotation, force, torque):
+    """Zero the per-body forces (global, at the reference point) and torques (body frame), then add the
+    ``is_elementary_load`` elements; the other force elements are left to ``other_load``.
+    ``cached``: take R of the RV bodies from their Euler parameters in ``rotation`` (``rigid_stage_coordinates``)."""
+    for i in range(force.shape[0]):
+        for j in range(3):
+            force[i, j] = 0.0
+            torque[i, j] = 0.0
+    for k in range(force_int.shape[0]):
+        ftype = force_int[k, F_TYPE]
+        i = force_int[k, F_BODY]
+        form = body_int[i, B_FORM]
+        qr, _ = rotation_start(body_int, i)
+        if ftype == GRAVITY:
+            m = body_real[i, B_MASS]
+            ga = GRAVITY_ACCELERATION
+            fg = (m * force_real[k, ga], m * force_real[k, ga + 1], m * force_real[k, ga + 2])
+            if body_int[i, B_KIND] == FREE:
+                for j in range(3):
+                    force[i, j] += fg[j]
+            b0, b1, b2 = _load_to_body_frame(form, q, qr, cached, rotation, i, fg)
+            c0, c1, c2 = body_real[i, B_COM], body_real[i, B_COM + 1], body_real[i, B_COM + 2]
+            torque[i, 0] += c1 * b2 - c2 * b1
+            torque[i, 1] += c2 * b0 - c0 * b2
+            torque[i, 2] += c0 * b1 - c1 * b0
+        elif ftype == BODY_TORQUE:
+            for j in range(3):
+                torque[i, j] += force_real[k, j]
+        elif ftype == GLOBAL_TORQUE:
+            b0, b1, b2 = _load_to_body_frame(form, q, qr, cached, rotation, i,
+                                             (force_real[k, TORQUE], force_real[k, TORQUE + 1],
+                                              force_real[k, TORQUE + 2]))
+            torque[i, 0] += b0
+            torque[i, 1] += b1
+            torque[i, 2] += b2
+        elif ftype == POINT_SPRING_DAMPER:
+            _add_point_spring_damper(body_int, force_real, k, i, form, qr, q, v, cached, rotation, force, torque)
+
+
+@njit(inline="always")
+def applied_loads(sys, q, v, t, force, torque):
+    """Accumulate applied forces (global, at the reference point) and torques (body frame) per body."""
+    force_int = sys.force_int
+    # no Euler parameters cached (``force`` only stands in for the array, which is not read)
+    elementary_loads(sys.body_int, sys.body_real, force_int, sys.force_real, q, v, False, force, force, torque)
+    for k in range(force_int.shape[0]):
+        if not is_elementary_load(force_int[k, F_TYPE]):
+            other_load(sys, k, q, v, t, force, torque)
+
+
+@njit(cache=True)
+def other_load(sys, k, q, v, t, force, torque):
+    """Force element k of the types that need matrices (PD controllers, springs, ramps, manufactured
+    loads); kept out of ``applied_loads`` so that its frame stays small for gravity and torques."""
+    ftype = sys.force_int[k, F_TYPE]
+    i = sys.force_int[k, F_BODY]
+    p = sys.force_real[k]
+    form = sys.body_int[i, B_FORM]
+    qr, _ = _rot_start(sys, i)
+    r = q[qr:qr + rotation_size(form)]
+    if ftype == JOINT_PD:
+        R = rotation_matrix(form, r)
+        other = sys.force_int[k, F_OTHER]
+        tau, axis = joint_pd_torque(sys, k, q, v, t)
+        torque[i] += mat3t_vec(R, tau * axis)
+        if other != GROUND:
+            R1, _ = body_pose(sys, other, q)
+            torque[other] -= mat3t_vec(R1, tau * axis)
+    elif ftype == RAMP_BODY_TORQUE:
+        factor = 1.0 if p[RAMP_TIME] <= 0.0 else min(t / p[RAMP_TIME], 1.0)
+        torque[i] += factor * p[TORQUE:TORQUE + 3]
+    elif ftype == EP_NORM_RATE_TORQUE and form == EP:
+        _, vr = _rot_start(sys, i)
+        e = q[qr:qr + 4]
+        e_rate = v[vr:vr + 4]
+        J = sys.body_real[i, B_INERTIA:B_INERTIA + 9].reshape(3, 3)
+        norm_rate = e[0] * e_rate[0] + e[1] * e_rate[1] + e[2] * e_rate[2] + e[3] * e_rate[3]
+        torque[i] -= 2.0 * norm_rate * mat3_vec(J, angular_velocity(form, e, e_rate))
+    elif ftype == MANUFACTURED_LOAD:
+        R = rotation_matrix(form, r)
+        f, couple = manufactured_load(sys.body_real[i, B_MASS],
+                                      sys.body_real[i, B_INERTIA:B_INERTIA + 9].reshape(3, 3), p, t)
+        force[i] += f
+        torque[i] += mat3t_vec(R, couple)
+
+
+@njit(cache=True)
+def _wrap(angle):
+    return math.atan2(math.sin(angle), math.cos(angle))
+
+
+@njit(cache=True)
+def joint_angle(sys, k, q, v, t):
+    """(phi, phi', global axis) of the revolute joint of force element k (a JOINT_PD row).
+
+    phi is measured from reference 1 to reference 2 about the axis, continued from the set-point
+    phi_d(t) (phi = phi_d + wrap(phi_measured - phi_d)), so it does not jump by 2 pi.
+    """
+    p = sys.force_real[k]
+    body = sys.force_int[k, F_BODY]
+    other = sys.force_int[k, F_OTHER]
+    R2, _, _, omega2 = body_state(sys, body, q, v)
+    if other == GROUND:
+        R1 = np.eye(3)
+        omega1 = np.zeros(3)
+    else:
+        R1, _, _, omega1 = body_state(sys, other, q, v)
+    axis = mat3_vec(R1, p[PD_AXIS:PD_AXIS + 3])
+    e1 = mat3_vec(R1, p[PD_REFERENCE1:PD_REFERENCE1 + 3])
+    e2 = mat3_vec(R2, p[PD_REFERENCE2:PD_REFERENCE2 + 3])
+    measured = math.atan2(axis @ cross(e1, e2), e1 @ e2)
+    phi_d, _, _ = setpoint(p, t)
+    rate = axis @ (mat3_vec(R2, omega2) - mat3_vec(R1, omega1))
+    return phi_d + _wrap(measured - phi_d), rate, axis
+
+
+@njit(cache=True)
+def joint_pd_torque(sys, k, q, v, t):
+    """(torque about the axis on body 2, global axis) of the JOINT_PD force element k."""
+    p = sys.force_real[k]
+    phi, rate, axis = joint_angle(sys, k, q, v, t)
+    phi_d, rate_d, _ = setpoint(p, t)
+    return p[PD_KP] * (phi_d - phi) + p[PD_KD] * (rate_d - rate), axis
+
+
+@njit(cache=True)
+def setpoint(p, t):
+    """(phi_d, phi_d', phi_d'') of the set-point trajectory of a JOINT_PD force element with parameters p."""
+    s = PD_SETPOINT
+    return prescribed_motion(int(p[PD_SETPOINT_KIND]), p[s], p[s + 1], p[s + 2], t)
+
