@@ -139,7 +139,7 @@ import json, sys
 import numpy as np
 from numba.core.runtime import rtsys
 from lgbench.integrators import generalized_alpha as ga, hht
-from lgbench.integrators.implicit import IMPLICIT_INTEGRATORS, option_vector
+from lgbench.integrators.implicit import IMPLICIT_INTEGRATORS, implicit_options
 from lgbench.models import MODELS
 
 newton = sys.argv[1]
@@ -152,7 +152,7 @@ for model, formulation, integrator in (("heavy_top", "RV", "ga"), ("heavy_top", 
     nq, nv, nc = (int(x) for x in system.sizes)
     options = {"newton": newton}
     if integrator == "ga":
-        opts, merged = option_vector(IMPLICIT_INTEGRATORS["generalized-alpha"], {**options, "rho_inf": 0.9})
+        opts, merged = implicit_options(IMPLICIT_INTEGRATORS["generalized-alpha"], {**options, "rho_inf": 0.9})
         method = IMPLICIT_INTEGRATORS["generalized-alpha"].method(merged).as_array()
         run = ga.integrate_implicit
     else:

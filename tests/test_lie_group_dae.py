@@ -7,7 +7,7 @@ import pytest
 
 from lgbench.exceptions import InputError
 from lgbench.integrators import generalized_alpha as ga
-from lgbench.integrators.implicit import GENERALIZED_ALPHA, option_vector
+from lgbench.integrators.implicit import GENERALIZED_ALPHA, implicit_options
 from lgbench.lie.so3 import exp_so3
 from lgbench.mbs.constraints import constraint_curvature, constraint_matrix, constraint_residual
 from lgbench.mbs.coordinate_update import update_coordinates
@@ -164,7 +164,7 @@ def test_se3_has_no_lambda_order_reduction_example_4_19():
 def test_corrected_velocity_is_an_O_h2_perturbation_off_the_hidden_constraint_eq_142():
     built = TOP.build("RV", {"constraint_form": "body"})
     sys = built.system
-    opts, merged = option_vector(GENERALIZED_ALPHA, {})
+    opts, merged = implicit_options(GENERALIZED_ALPHA, {})
     method = GENERALIZED_ALPHA.method(merged).as_array()
     perturbations = []
     for h in (1e-3, 5e-4):
@@ -190,7 +190,7 @@ def test_corrected_velocity_is_an_O_h2_perturbation_off_the_hidden_constraint_eq
 ])
 def test_invalid_index_and_starting_value_options_are_input_errors(options, field):
     with pytest.raises(InputError) as caught:
-        option_vector(GENERALIZED_ALPHA, options)
+        implicit_options(GENERALIZED_ALPHA, options)
     assert caught.value.field == field
 
 

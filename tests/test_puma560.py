@@ -25,7 +25,7 @@ import pytest
 from lgbench.exceptions import InputError
 from lgbench.integrators import INTEGRATORS
 from lgbench.integrators import generalized_alpha as ga
-from lgbench.integrators.implicit import option_vector
+from lgbench.integrators.implicit import implicit_options
 from lgbench.mbs.chain import (
     chain_inverse_dynamics, chain_kinetic_energy, chain_link_frame, chain_mass_matrix_rows,
     chain_potential_energy, chain_setpoint,
@@ -75,7 +75,7 @@ def integrate(h, t_end=1.0, params=None, options=None, sample_times=None):
     sys = model.system
     nq, nv, nc = (int(x) for x in sys.sizes)
     integrator = INTEGRATORS["generalized-alpha"]
-    opts, merged = option_vector(integrator, options or {})
+    opts, merged = implicit_options(integrator, options or {})
     q, v = model.q0.copy(), model.v0.copy()
     vd, lam = np.zeros(nv), np.zeros(nc)
     assert ga.consistent_accelerations(sys, q, v, 0.0, vd, lam)

@@ -6,17 +6,12 @@ UAC adds and T_exp = I, so Alg. 5 reduces to Alg. 4 and a single loop serves RV,
 A parameter set (alpha_m, alpha_f, beta, gamma) is data: generalized-alpha from rho_inf (paper 002
 eq. 42), HHT-alpha and Newmark are other parameter sets of the same stepper.
 
-Newton (paper 000 Sect. 3.3-3.4), shared by every method of this form:
-- iteration matrix S_t (eq. 40) = [[M beta' + C_t gamma' + K_t T, B^T], [B T, 0]] with T = T_exp(dq_n)
-  or I (option ``texp``); K_t by forward differences of the forces along UAC (eq. 42) or of the
-  whole residual (eq. 41, option ``tangent = "full"``); C_t by forward differences;
-- scaling (paper 002 eq. 57): equations of motion multiplied and lambda divided by beta h^2;
-- convergence: ||[r; Phi]||_2 <= rtol * ||[r; Phi]||_2 at the predictor, or <= atol; at least one
-  iteration (the rule of paper 000's code);
-- full Newton (new S_t each iteration) or modified Newton (S_t kept across steps, refreshed when the
-  iteration count exceeds ``max_modified_iterations`` or the contraction rate exceeds
-  ``contractivity``; a growing residual restarts the step from the predictor, and a step that
-  fails again after a restart continues with full Newton).
+Newton (paper 000 Sect. 3.3-3.4): the convergence test and the full/modified policy are those of
+``lgbench/integrators/newton.py``, shared with HHT. Iteration matrix S_t (eq. 40) =
+[[M beta' + C_t gamma' + K_t T, B^T], [B T, 0]] with T = T_exp(dq_n) or I (option ``texp``); K_t by
+forward differences of the forces along UAC (eq. 42) or of the whole residual (eq. 41, option
+``tangent = "full"``); C_t by forward differences; scaling (paper 002 eq. 57): equations of motion
+multiplied and lambda divided by beta h^2.
 
 Stabilised index-2 formulation (paper 002 eqs. 55-56, option ``index = 2``): the increment gets the
 term -h B^T(q_n) eta_n and B(q_{n+1}) v_{n+1} = 0 is imposed. Unknowns (dq_n, beta h^2 lambda, h eta)
@@ -37,6 +32,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from lgbench.integrators.newton import has_converged, modified_newton_policy, reference_residual
 from lgbench.integrators.stepping import record_due_samples, step_end_time, step_plan
 from lgbench.lie.se3 import tangent_operator_se3
 from lgbench.lie.so3 import tangent_coefficients
@@ -54,11 +50,6 @@ from lgbench.mbs.residual import (
     constraint_velocity, dynamic_residual, dynamic_residual_inline, generalized_forces_inline, structured_residual,
 )
 from lgbench.mbs.system import B_FORM, B_NV, B_VSTART, S_NC
-
-# option vector layout (float64)
-(O_MODIFIED, O_TEXP, O_TANGENT, O_RTOL, O_ATOL, O_MAX_ITERATIONS, O_MAX_MODIFIED, O_CONTRACTIVITY,
- O_FD_REL, O_FD_MIN, O_SCALING, O_INDEX) = range(12)
-N_OPTIONS = 12
 
 # statistics vector layout (float64)
 (ST_NEWTON, ST_JACOBIANS, ST_FACTORIZATIONS, ST_STEPS, ST_MAX_ITERATIONS, ST_MAX_PHI, ST_MAX_BV,
@@ -220,9 +211,9 @@ def iteration_matrix_at_residual(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts,
     nc = sys.sizes[S_NC]
     S = w.S
     S[:, :] = 0.0
-    full = opts[O_TANGENT] > 0.5
-    rel = opts[O_FD_REL]
-    floor = opts[O_FD_MIN]
+    full = opts.full_tangent
+    rel = opts.fd_relative_step
+    floor = opts.fd_step_floor
     # K_t (eq. 41 or 42): derivative along the local coordinates z of UAC(q, z); C_t along v
     if full:
         _residual_stiffness(sys, q, v, a, lam, t, rel, floor, w.z, w.qp, w.Mp, w.Cp, w.force, w.torque, w.gp,
@@ -231,7 +222,7 @@ def iteration_matrix_at_residual(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts,
         positions = which == 0
         _grouped_force_derivative(sys, q, v, t, rel, floor, positions, w.z, w.qp, w.vp, w.force, w.torque, w.g,
                                   w.gp, w.K if positions else w.Ct)
-    texp = opts[O_TEXP] > 0.5
+    texp = opts.texp
     if texp:
         _tangent_matrix(sys, dqn, w.T)
     for r in range(nv):
@@ -280,9 +271,9 @@ def band_iteration_matrix(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w):
     kl = st.bands[0]
     ku = st.bands[1]
     pos = st.position
-    rel = opts[O_FD_REL]
-    floor = opts[O_FD_MIN]
-    texp = opts[O_TEXP] > 0.5
+    rel = opts.fd_relative_step
+    floor = opts.fd_step_floor
+    texp = opts.texp
     structured_residual(sys, q, v, a, lam, t, st.row_bodies, w.Mb, w.Cb, w.force, w.torque, w.g, w.r)
     _grouped_force_blocks(sys, q, v, t, rel, floor, True, w.z, w.qp, w.vp, w.force, w.torque, w.g, w.gp, w.Kg)
     _grouped_force_blocks(sys, q, v, t, rel, floor, False, w.z, w.qp, w.vp, w.force, w.torque, w.g, w.gp, w.Cg)
@@ -356,9 +347,9 @@ def stabilisation_blocks(sys, q, v, bp, gp, scale, opts, w):
     nv = v.shape[0]
     nc = sys.sizes[S_NC]
     S = w.S
-    rel = opts[O_FD_REL]
-    floor = opts[O_FD_MIN]
-    texp = opts[O_TEXP] > 0.5
+    rel = opts.fd_relative_step
+    floor = opts.fd_step_floor
+    texp = opts.texp
     for k in range(nv):
         eps = _step_sizes(q[k], rel, floor)
         w.z[:] = 0.0
@@ -442,16 +433,16 @@ def _factor_iteration_matrix(sys, q1, dqn, v1, vd1, lam1, t1, bp, gp, scale, opt
 @njit(inline="always")
 def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, stats):
     """One step t -> t + h of paper 000 Alg. 5 (Alg. 4 for classical nodes) = paper 002 eq. (37), or of
-    the stabilised index-2 integrator paper 002 eq. (56) if opts[O_INDEX] == 2; state updated in place.
+    the stabilised index-2 integrator paper 002 eq. (56) if opts.index == 2; state updated in place.
     Works in the preallocated arrays of w (no allocation per step). Inlined into the step loop, with one
     site per kernel (the residual of the predictor, of each iterate and of a restart share one)."""
     am, af, beta, gamma = method[0], method[1], method[2], method[3]
     nv = v.shape[0]
     nc = sys.sizes[S_NC]
-    index2 = opts[O_INDEX] < 2.5 and nc > 0
+    index2 = opts.index == 2 and nc > 0
     bp = (1.0 - am) / (h * h * beta * (1.0 - af))
     gp = gamma / (h * beta)
-    scale = beta * h * h if opts[O_SCALING] > 0.5 else 1.0
+    scale = beta * h * h if opts.scaling else 1.0
     t1 = t + h
     if index2:
         constraint_matrix(sys, q, w.Cn)
@@ -459,12 +450,11 @@ def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, sta
     for r in range(nv):
         w.abar[r] = (af * vd[r] - am * a_alg[r]) / (1.0 - am)
     dqn, v1, vd1, lam1, q1 = w.dqn, w.v1, w.vd1, w.lam1, w.q1
-    modified = opts[O_MODIFIED] > 0.5
+    modified = opts.modified
     full_now = not modified
     restarted = False
     converged = False
-    max_it = int(opts[O_MAX_ITERATIONS])
-    max_modified = opts[O_MAX_MODIFIED]
+    max_it = opts.max_iterations
     res0 = 0.0
     last = 0.0
     k = 0                   # iterations done
@@ -478,35 +468,27 @@ def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, sta
         if k == 0:
             if not math.isfinite(res):
                 return DIVERGED
-            res0 = res if res > opts[O_ATOL] else 2.0 * opts[O_ATOL]
+            res0 = reference_residual(res, opts)
             res = res0
         elif not from_predictor:
-            diverged = not math.isfinite(res)
-            if diverged and full_now:
+            if not math.isfinite(res) and full_now:
                 stats[ST_NEWTON] += k
                 return DIVERGED
-            if not diverged and (res <= opts[O_RTOL] * res0 or res <= opts[O_ATOL]):
+            if math.isfinite(res) and has_converged(res, res0, opts):
                 converged = True
                 break
             if modified and not full_now:
-                # refresh rules of paper 000 Sect. 3.4 as in its code: a new iteration matrix after
-                # max_modified iterations or when the residual contracts too slowly (from the third
-                # iteration on); a restart from the predictor when it grows; full Newton after
-                # max_modified + 7 iterations or a second failure after a restart
-                contraction = res / last if not diverged else math.inf
-                switch = k > max_modified + 7
-                if k > max_modified:
+                refresh, fall_back, restart = modified_newton_policy(k, res, last, restarted, opts)
+                if refresh:
                     w.jacobian_valid[0] = False
-                if diverged or switch or (k > 2 and contraction > opts[O_CONTRACTIVITY]):
-                    w.jacobian_valid[0] = False
-                    if restarted or switch:
-                        full_now = True
-                        stats[ST_FULL_NEWTON_FALLBACKS] += 1
-                    if diverged or contraction > 2.0 or full_now:
-                        restarted = True
-                        if k < max_it:
-                            from_predictor = True
-                            continue
+                if fall_back:
+                    full_now = True
+                    stats[ST_FULL_NEWTON_FALLBACKS] += 1
+                if restart:
+                    restarted = True
+                    if k < max_it:
+                        from_predictor = True
+                        continue
         from_predictor = False
         last = res
         if k == max_it:

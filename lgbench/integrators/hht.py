@@ -35,8 +35,9 @@ from numba import njit
 
 from lgbench.exceptions import InputError
 from lgbench.integrators import generalized_alpha as ga
-from lgbench.integrators.implicit import NEWTON_DEFAULTS, option_vector
+from lgbench.integrators.implicit import NEWTON_DEFAULTS, implicit_options
 from lgbench.integrators.interface import Integration
+from lgbench.integrators.newton import NewtonOptions, has_converged, modified_newton_policy, reference_residual
 from lgbench.integrators.stepping import record_due_samples, step_end_time, step_plan
 from lgbench.mbs.borrowed import borrowed
 from lgbench.mbs.codes import DIVERGED, EP, NEWTON_FAILED, OK, SINGULAR_MATRIX
@@ -218,30 +219,61 @@ def hht_step(sys, method, opts, q, v, a, lam, t, h, w, stats, history, R):
     beta = method[M_BETA]
     nv = v.shape[0]
     nc = sys.sizes[S_NC]
-    scale = beta * h * h if opts[ga.O_SCALING] > 0.5 else 1.0
+    scale = beta * h * h if opts.scaling else 1.0
     t1 = t + h
     force_history(sys, q, v, lam, t, w.force, w.torque, w.g, w.C, history)
-    # predictor: a_{n+1} = a_n, lambda_{n+1} = lambda_n
     a1, lam1, dq, q1, v1 = w.vd1, w.lam1, w.dqn, w.q1, w.v1
-    for k in range(nv):
-        a1[k] = a[k]
-        dq[k] = h * v[k] + 0.5 * h * h * a[k]
-    lam1[:] = lam
-    update_coordinates(sys, q, dq, q1)
-    newmark_velocities(sys, method, q, v, a, q1, a1, h, v1)
-    res0 = hht_residual(sys, method, q1, v1, a1, lam1, t1, history, w.abar, w.M, w.C, w.force, w.torque, w.g,
-                        w.phi, R)
-    if not math.isfinite(res0):
-        return DIVERGED
-    if res0 <= opts[ga.O_ATOL]:
-        res0 = 2.0 * opts[ga.O_ATOL]
-    last = res0
-    modified_newton = opts[ga.O_MODIFIED] > 0.5
+    modified = opts.modified
+    full_now = not modified
+    restarted = False
     converged = False
-    n_it = 0
-    for k in range(1, int(opts[ga.O_MAX_ITERATIONS]) + 1):
-        n_it = k
-        if not modified_newton or not w.jacobian_valid[0]:
+    max_it = opts.max_iterations
+    res0 = 0.0
+    last = 0.0
+    k = 0                   # iterations done
+    from_predictor = True   # the iterate is the predictor (k = 0, or a restart)
+    while True:
+        if from_predictor:
+            # predictor: a_{n+1} = a_n, lambda_{n+1} = lambda_n
+            for r in range(nv):
+                a1[r] = a[r]
+                dq[r] = h * v[r] + 0.5 * h * h * a[r]
+            lam1[:] = lam
+        update_coordinates(sys, q, dq, q1)
+        newmark_velocities(sys, method, q, v, a, q1, a1, h, v1)
+        res = hht_residual(sys, method, q1, v1, a1, lam1, t1, history, w.abar, w.M, w.C, w.force, w.torque, w.g,
+                           w.phi, R)
+        if k == 0:
+            if not math.isfinite(res):
+                return DIVERGED
+            res0 = reference_residual(res, opts)
+            res = res0
+        elif not from_predictor:
+            if not math.isfinite(res) and full_now:
+                stats[ga.ST_NEWTON] += k
+                w.jacobian_valid[0] = False
+                return DIVERGED
+            if math.isfinite(res) and has_converged(res, res0, opts):
+                converged = True
+                break
+            if modified and not full_now:
+                refresh, fall_back, restart = modified_newton_policy(k, res, last, restarted, opts)
+                if refresh:
+                    w.jacobian_valid[0] = False
+                if fall_back:
+                    full_now = True
+                    stats[ga.ST_FULL_NEWTON_FALLBACKS] += 1
+                if restart:
+                    restarted = True
+                    if k < max_it:
+                        from_predictor = True
+                        continue
+        from_predictor = False
+        last = res
+        if k == max_it:
+            break
+        k += 1
+        if full_now or not w.jacobian_valid[0]:
             hht_iteration_matrix(sys, method, opts, q, v, a, q1, dq, v1, a1, lam1, t1, h, scale, w)
             stats[ga.ST_JACOBIANS] += 1
             w.LU[:, :] = w.S
@@ -261,23 +293,8 @@ def hht_step(sys, method, opts, q, v, a, lam, t, h, w, stats, history, R):
             a1[r] += w.rhs[r] / (h * h * beta)
         for r in range(nc):
             lam1[r] += w.rhs[nv + r] / scale
-        update_coordinates(sys, q, dq, q1)
-        newmark_velocities(sys, method, q, v, a, q1, a1, h, v1)
-        res = hht_residual(sys, method, q1, v1, a1, lam1, t1, history, w.abar, w.M, w.C, w.force, w.torque,
-                           w.g, w.phi, R)
-        if not math.isfinite(res):
-            stats[ga.ST_NEWTON] += k
-            w.jacobian_valid[0] = False
-            return DIVERGED
-        if res <= opts[ga.O_RTOL] * res0 or res <= opts[ga.O_ATOL]:
-            converged = True
-            break
-        # modified Newton: a fresh matrix after max_modified iterations or on slow contraction
-        if modified_newton and (k >= opts[ga.O_MAX_MODIFIED] or res > opts[ga.O_CONTRACTIVITY] * last):
-            w.jacobian_valid[0] = False
-        last = res
-    stats[ga.ST_NEWTON] += n_it
-    stats[ga.ST_MAX_ITERATIONS] = max(stats[ga.ST_MAX_ITERATIONS], n_it)
+    stats[ga.ST_NEWTON] += k
+    stats[ga.ST_MAX_ITERATIONS] = max(stats[ga.ST_MAX_ITERATIONS], k)
     if not converged:
         return NEWTON_FAILED
     q[:] = q1
@@ -337,9 +354,9 @@ class HHTIntegrator:
     defaults: dict[str, Any] = field(default_factory=dict)
     formulations: tuple[str, ...] = IMPLICIT_FORMULATIONS
 
-    def options(self, options: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+    def options(self, options: dict[str, Any]) -> tuple[np.ndarray, NewtonOptions, dict[str, Any]]:
         """(method vector, Newton option vector, merged options) after validation."""
-        opts, merged = option_vector(self, options)
+        opts, merged = implicit_options(self, options)
         if merged["variant"] not in VARIANTS:
             raise InputError(f"invalid value {merged['variant']!r}", field="options.variant",
                              allowed=list(VARIANTS))

@@ -10,6 +10,7 @@ import numpy as np
 from lgbench.exceptions import InputError
 from lgbench.integrators import generalized_alpha as ga
 from lgbench.integrators.interface import Integration
+from lgbench.integrators.newton import NewtonOptions, newton_options
 from lgbench.mbs.codes import SINGULAR_MATRIX
 from lgbench.mbs.formulations import IMPLICIT_FORMULATIONS
 
@@ -27,7 +28,7 @@ class ImplicitIntegrator:
         return ga.generalized_alpha(float(options["rho_inf"]))
 
     def validate_options(self, options: dict[str, Any]) -> dict[str, Any]:
-        return option_vector(self, options)[1]
+        return implicit_options(self, options)[1]
 
     def integrate(self, system, q0, v0, options, h, t_end, sample_times) -> Integration:
         """Warm-up step, then the timed run from consistent initial accelerations (paper 002 eq. 19)."""
@@ -66,8 +67,8 @@ _CHOICES = {"newton": ("full", "modified"), "tangent": ("forces", "full"),
             "starting_values": ("classical", "corrected"), "linear_algebra": ("auto", "dense", "banded")}
 
 
-def option_vector(integrator: ImplicitIntegrator, options: dict[str, Any]) -> tuple[np.ndarray, dict]:
-    """Validate user options and pack them for the compiled stepper."""
+def implicit_options(integrator, options: dict[str, Any]) -> tuple[NewtonOptions, dict]:
+    """Validated user options: the Newton settings for the compiled stepper and the merged options."""
     merged = dict(integrator.defaults)
     for key, value in options.items():
         if key not in merged:
@@ -103,27 +104,14 @@ def option_vector(integrator: ImplicitIntegrator, options: dict[str, Any]) -> tu
     if merged.get("linear_algebra") == "banded" and (merged["tangent"] == "full" or merged.get("index") == 2):
         raise InputError("the banded solver needs tangent = forces and index = 3", field="options.linear_algebra",
                          allowed=["auto", "dense"])
-    opts = np.zeros(ga.N_OPTIONS)
-    opts[ga.O_MODIFIED] = merged["newton"] == "modified"
-    opts[ga.O_TEXP] = merged["texp"]
-    opts[ga.O_TANGENT] = merged["tangent"] == "full"
-    opts[ga.O_RTOL] = merged["newton_rtol"]
-    opts[ga.O_ATOL] = merged["newton_atol"]
-    opts[ga.O_MAX_ITERATIONS] = merged["max_iterations"]
-    opts[ga.O_MAX_MODIFIED] = merged["max_modified_iterations"]
-    opts[ga.O_CONTRACTIVITY] = merged["contractivity"]
-    opts[ga.O_FD_REL] = merged["fd_relative_step"]
-    opts[ga.O_FD_MIN] = merged["fd_step_floor"]
-    opts[ga.O_SCALING] = merged["scaling"]
-    opts[ga.O_INDEX] = merged.get("index", 3)
-    return opts, merged
+    return newton_options(merged), merged
 
 
 def run_implicit(system, integrator: ImplicitIntegrator, q0, v0, options, h, t_end,
                  sample_times) -> Integration:
     """Compiled generalized-alpha run; the timed region includes the (corrected) starting values."""
     nq, nv, nc = (int(x) for x in system.sizes)
-    opts, merged = option_vector(integrator, options)
+    opts, merged = implicit_options(integrator, options)
     method = integrator.method(merged).as_array()
     ns = sample_times.shape[0]
     q_samples = np.zeros((ns, nq))

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -44,9 +44,15 @@ from lgbench.mbs.index1 import (
 from lgbench.mbs.pose import _rot_start
 from lgbench.mbs.system import B_FORM
 
-# option vector layout (float64)
-O_PROJECTION, O_TOLERANCE, O_MAX_ITERATIONS, O_SERIES_ORDER = range(4)
-N_OPTIONS = 4
+
+
+class ProjectionOptions(NamedTuple):
+    """Settings of the index-1 step as the compiled stepper reads them."""
+
+    projection: bool          # project onto Phi = 0 and B v = 0 after each step (paper 001 Sect. 4)
+    tolerance: float          # of the position projection's Newton iteration
+    max_iterations: int
+    series_order: int         # terms of the dexpinv series (paper 001 eq. 19); 0: the exact T_exp^{-1}
 
 # statistics vector layout (float64)
 (ST_STEPS, ST_PROJECTION_ITERATIONS, ST_MAX_PROJECTION_IN_STEP, ST_MAX_PHI, ST_MAX_BV, ST_MAX_PHI_STEP,
@@ -91,7 +97,7 @@ def index1_rk_step(sys, A, B, C, opts, q, v, a, lam, t, h, Ks, ks, u, qs, vs, la
     """One step t -> t + h (stages, update, projection); on entry a, lam belong to (q, v, t), on exit
     to the new state. Returns a status code."""
     s = B.shape[0]
-    series_order = int(opts[O_SERIES_ORDER])
+    series_order = opts.series_order
     Ks[0] = v
     ks[0] = a
     for i in range(1, s):
@@ -109,8 +115,8 @@ def index1_rk_step(sys, A, B, C, opts, q, v, a, lam, t, h, Ks, ks, u, qs, vs, la
         return DIVERGED
     stats[ST_MAX_PHI_STEP] = max(stats[ST_MAX_PHI_STEP], constraint_norm(sys, qs, w))
     stats[ST_MAX_BV_STEP] = max(stats[ST_MAX_BV_STEP], velocity_constraint_norm(sys, qs, vs, w))
-    if opts[O_PROJECTION] > 0.5:
-        iterations = project_positions(sys, qs, w, opts[O_TOLERANCE], int(opts[O_MAX_ITERATIONS]))
+    if opts.projection:
+        iterations = project_positions(sys, qs, w, opts.tolerance, opts.max_iterations)
         if iterations < 0:
             return PROJECTION_FAILED
         stats[ST_PROJECTION_ITERATIONS] += iterations
@@ -231,13 +237,10 @@ class Index1RungeKutta:
                              field="options.max_projection_iterations")
         return merged
 
-    def option_vector(self, options: dict[str, Any]) -> np.ndarray:
-        opts = np.zeros(N_OPTIONS)
-        opts[O_PROJECTION] = options["projection"]
-        opts[O_TOLERANCE] = options["projection_tolerance"]
-        opts[O_MAX_ITERATIONS] = options["max_projection_iterations"]
-        opts[O_SERIES_ORDER] = self.tableau.order if options["dexpinv"] == "series" else 0
-        return opts
+    def projection_options(self, options: dict[str, Any]) -> ProjectionOptions:
+        return ProjectionOptions(bool(options["projection"]), float(options["projection_tolerance"]),
+                                 int(options["max_projection_iterations"]),
+                                 self.tableau.order if options["dexpinv"] == "series" else 0)
 
     def integrate(self, system, q0, v0, options, h, t_end, sample_times) -> Integration:
         """Warm-up step (compilation), then the timed run (including the initial accelerations)."""
@@ -246,7 +249,7 @@ class Index1RungeKutta:
             raise InputError(f"integrator '{self.name}' needs as many coordinates as velocities "
                              f"(nq = {nq}, nv = {nv})", field="formulation", allowed=list(self.formulations))
         merged = self.validate_options(options)
-        opts = self.option_vector(merged)
+        opts = self.projection_options(merged)
         tab = self.tableau
         n_bodies = system.body_int.shape[0]
         ns = sample_times.shape[0]

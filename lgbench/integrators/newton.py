@@ -1,0 +1,85 @@
+"""Newton's method of the implicit integrators: options, convergence test and the modified-Newton policy.
+
+One policy serves generalized-alpha (paper 000 Sect. 3.3-3.4, paper 002 eq. 37/56) and HHT (paper 004):
+
+- convergence: ||[r; Phi]||_2 <= rtol * ||[r; Phi]||_2 of the predictor, or <= atol, after at least one
+  iteration (the rule of paper 000's code); a predictor residual below atol counts as 2 atol;
+- full Newton: a new iteration matrix every iteration; a non-finite residual ends the step as diverged;
+- modified Newton (paper 000 Sect. 3.4, as in its code): the iteration matrix is kept across
+  iterations and steps and refreshed after ``max_modified_iterations`` iterations, or when the
+  residual contracts by less than ``contractivity`` per iteration (checked from iteration
+  ``CONTRACTION_CHECK_FROM`` on); a residual that grows by more than ``RESTART_GROWTH`` (or is not
+  finite) restarts the step from the predictor with a fresh matrix; a second failure after a restart,
+  or more than ``max_modified_iterations + FULL_NEWTON_AFTER`` iterations, continues the step with
+  full Newton (counted as a fallback).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple
+
+from numba import njit
+
+CONTRACTION_CHECK_FROM = 3
+"""First iteration whose contraction rate is tested (the first two may contract slowly)."""
+RESTART_GROWTH = 2.0
+"""A residual that grows by more than this factor in one modified iteration restarts the step."""
+FULL_NEWTON_AFTER = 7
+"""Modified iterations beyond ``max_modified_iterations`` after which the step falls back to full Newton."""
+
+
+class NewtonOptions(NamedTuple):
+    """Newton settings as the compiled steppers read them (built by ``newton_options``)."""
+
+    modified: bool            # modified Newton (else full)
+    texp: bool                # T_exp in the iteration matrix (paper 000 eq. 40)
+    full_tangent: bool        # K_t from the full residual (eq. 41) instead of the forces (eq. 42)
+    rtol: float
+    atol: float
+    max_iterations: int
+    max_modified_iterations: int
+    contractivity: float
+    fd_relative_step: float   # forward differences: step = fd_relative_step * max(fd_step_floor, |x|)
+    fd_step_floor: float
+    scaling: bool             # equations of motion times beta h^2, lambda divided by it (paper 002 eq. 57)
+    index: int                # 3: paper 002 eq. (37); 2: the stabilised index-2 form, eq. (56)
+
+
+def newton_options(merged: dict[str, Any]) -> NewtonOptions:
+    """The compiled-side settings from validated integrator options."""
+    return NewtonOptions(
+        modified=merged["newton"] == "modified", texp=bool(merged["texp"]), full_tangent=merged["tangent"] == "full",
+        rtol=float(merged["newton_rtol"]), atol=float(merged["newton_atol"]),
+        max_iterations=int(merged["max_iterations"]), max_modified_iterations=int(merged["max_modified_iterations"]),
+        contractivity=float(merged["contractivity"]), fd_relative_step=float(merged["fd_relative_step"]),
+        fd_step_floor=float(merged["fd_step_floor"]), scaling=bool(merged["scaling"]),
+        index=int(merged.get("index", 3)),
+    )
+
+
+@njit(inline="always")
+def reference_residual(res, newton):
+    """The predictor's residual as the reference of the relative test (2 atol if it is already below atol)."""
+    return res if res > newton.atol else 2.0 * newton.atol
+
+
+@njit(inline="always")
+def has_converged(res, res0, newton):
+    return res <= newton.rtol * res0 or res <= newton.atol
+
+
+@njit(inline="always")
+def modified_newton_policy(k, res, last, restarted, newton):
+    """(refresh, fall back to full Newton, restart from the predictor) after modified iteration k with
+    residual res (last: the previous one), by the rules of the module note."""
+    diverged = not math.isfinite(res)
+    contraction = res / last if not diverged else math.inf
+    switch = k > newton.max_modified_iterations + FULL_NEWTON_AFTER
+    refresh = k > newton.max_modified_iterations
+    fall_back = False
+    restart = False
+    if diverged or switch or (k >= CONTRACTION_CHECK_FROM and contraction > newton.contractivity):
+        refresh = True
+        fall_back = restarted or switch
+        restart = diverged or contraction > RESTART_GROWTH or fall_back
+    return refresh, fall_back, restart
