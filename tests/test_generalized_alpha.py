@@ -4,6 +4,8 @@ import pytest
 
 from lgbench.integrators import generalized_alpha as ga
 from lgbench.integrators.implicit import GENERALIZED_ALPHA, implicit_options
+from lgbench.integrators.second_order_method import generalized_alpha
+from lgbench.integrators.starting_values import consistent_accelerations
 from lgbench.mbs.codes import FREE
 from lgbench.mbs.system import SystemBuilder
 from lgbench.runner.single_run import run_single, RunSpec
@@ -55,7 +57,7 @@ def lgbench_amplification(method, h, omega, formulation="RV"):
 
 @pytest.mark.parametrize("rho_inf", [0.0, 0.5, 0.9, 1.0])
 def test_parameters_from_rho_inf_follow_eq42(rho_inf):
-    m = ga.generalized_alpha(rho_inf)
+    m = generalized_alpha(rho_inf)
     assert m.alpha_m == pytest.approx((2 * rho_inf - 1) / (rho_inf + 1))
     assert m.alpha_f == pytest.approx(rho_inf / (rho_inf + 1))
     assert m.gamma == pytest.approx(0.5 + m.alpha_f - m.alpha_m)
@@ -64,7 +66,7 @@ def test_parameters_from_rho_inf_follow_eq42(rho_inf):
 
 @pytest.mark.parametrize("rho_inf", [0.2, 0.6, 0.9])
 def test_linear_oscillator_spectral_radius_tends_to_rho_inf(rho_inf):
-    method = ga.generalized_alpha(rho_inf)
+    method = generalized_alpha(rho_inf)
     h, omega = 1.0, 1e4  # h * omega = 1e4
     A = lgbench_amplification(method, h, omega)
     np.testing.assert_allclose(A, analytic_amplification(method, h * omega), rtol=1e-7, atol=1e-9)
@@ -73,7 +75,7 @@ def test_linear_oscillator_spectral_radius_tends_to_rho_inf(rho_inf):
 
 @pytest.mark.parametrize("h_omega", [0.05, 0.5, 3.0])
 def test_one_step_map_equals_the_analytic_amplification_matrix(h_omega):
-    method = ga.generalized_alpha(0.9)
+    method = generalized_alpha(0.9)
     A = lgbench_amplification(method, h_omega / 2.0, 2.0)
     np.testing.assert_allclose(A, analytic_amplification(method, h_omega), rtol=1e-8, atol=1e-10)
 
@@ -91,7 +93,7 @@ def _translational_run(formulation):
     v[0:3] = [1.0, 0.5, -0.25]
     vd = np.zeros(nq)
     lam = np.zeros(int(sys.sizes[2]))
-    assert ga.consistent_accelerations(sys, q, v, 0.0, vd, lam)
+    assert consistent_accelerations(sys, q, v, 0.0, vd, lam)
     w = ga.make_workspace(nq, nq, int(sys.sizes[2]), 1)
     stats = np.zeros(ga.N_STATISTICS)
     traj = []
@@ -111,7 +113,7 @@ def test_lie_group_generalized_alpha_reduces_to_classical_without_rotation():
     np.testing.assert_allclose(rv, ep, rtol=0, atol=1e-13)
     np.testing.assert_array_equal(q_rv[3:6], 0.0)
     # and both equal the classical linear recurrence of the analytic amplification matrix
-    method = ga.generalized_alpha(0.9)
+    method = generalized_alpha(0.9)
     h = 0.01
     for axis, k in enumerate((4.0, 9.0, 1.0)):
         omega = np.sqrt(k)

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from lgbench.exceptions import InputError
-from lgbench.integrators import generalized_alpha as ga
 from lgbench.integrators.implicit import GENERALIZED_ALPHA, implicit_options
+from lgbench.integrators.starting_values import consistent_accelerations, corrected_starting_values
 from lgbench.lie.so3 import exp_so3
 from lgbench.mbs.constraints import constraint_curvature, constraint_matrix, constraint_residual
 from lgbench.mbs.coordinate_update import update_coordinates
@@ -170,9 +170,9 @@ def test_corrected_velocity_is_an_O_h2_perturbation_off_the_hidden_constraint_eq
     for h in (1e-3, 5e-4):
         q, v = built.q0.copy(), built.v0.copy()
         vd, lam = np.zeros(6), np.zeros(3)
-        assert ga.consistent_accelerations(sys, q, v, 0.0, vd, lam)
+        assert consistent_accelerations(sys, q, v, 0.0, vd, lam)
         a = vd.copy()
-        assert ga.corrected_starting_values(sys, method, q, v, vd, a, h, 0.1, True)
+        assert corrected_starting_values(sys, method, q, v, vd, a, h, 0.1, True)
         B = np.zeros((3, 6))
         constraint_matrix(sys, q, B)
         perturbations.append((np.linalg.norm(v - built.v0), np.linalg.norm(B @ v), np.linalg.norm(a - vd)))

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from lgbench.exceptions import InputError
-from lgbench.integrators import generalized_alpha as ga
+from lgbench.integrators.starting_values import consistent_accelerations
 from lgbench.mbs.constraints import constraint_curvature, constraint_matrix, constraint_residual
 from lgbench.mbs.coordinate_update import update_coordinates
 from lgbench.models import MODELS
@@ -54,7 +54,7 @@ def test_distance_constraint_derivatives_and_multiplier(formulation):
     np.testing.assert_allclose(rate, jac(q) @ a + curvature, atol=1e-7)
     # lambda(0) = m (|v|^2 - g y) / l^2 from the consistent accelerations (eq. 19)
     vd, lam = np.zeros(nv), np.zeros(nc)
-    assert ga.consistent_accelerations(sys, built.q0, built.v0, 0.0, vd, lam)
+    assert consistent_accelerations(sys, built.q0, built.v0, 0.0, vd, lam)
     for k in range(2):
         y, speed2 = built.q0[6 * k + 1], np.sum(built.v0[6 * k:6 * k + 3] ** 2)
         assert lam[k] == pytest.approx(speed2 - 9.81 * y, rel=1e-13)

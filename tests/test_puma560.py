@@ -23,17 +23,17 @@ import numpy as np
 import pytest
 
 from lgbench.exceptions import InputError
-from lgbench.integrators import INTEGRATORS
-from lgbench.integrators import generalized_alpha as ga
+from lgbench.integrators import generalized_alpha as ga, INTEGRATORS
 from lgbench.integrators.implicit import implicit_options
+from lgbench.integrators.starting_values import consistent_accelerations
 from lgbench.mbs.chain import (
-    chain_inverse_dynamics, chain_kinetic_energy, chain_link_frame, chain_mass_matrix_rows,
-    chain_potential_energy, chain_setpoint,
+    chain_inverse_dynamics, chain_kinetic_energy, chain_link_frame, chain_mass_matrix_rows, chain_potential_energy,
+    chain_setpoint,
 )
 from lgbench.models import MODELS
 from lgbench.models.puma560 import (
-    DEFAULTS, OUTPUTS, PHI_GOAL_EQ45_DEG, TABLE9_ACCELERATION, dh_links, goal_angles, initial_angles,
-    joint_axes, link_frames, link_inertial,
+    DEFAULTS, dh_links, goal_angles, initial_angles, joint_axes, link_frames, link_inertial, OUTPUTS,
+    PHI_GOAL_EQ45_DEG, TABLE9_ACCELERATION,
 )
 
 MODEL = MODELS["puma560"]
@@ -78,7 +78,7 @@ def integrate(h, t_end=1.0, params=None, options=None, sample_times=None):
     opts, merged = implicit_options(integrator, options or {})
     q, v = model.q0.copy(), model.v0.copy()
     vd, lam = np.zeros(nv), np.zeros(nc)
-    assert ga.consistent_accelerations(sys, q, v, 0.0, vd, lam)
+    assert consistent_accelerations(sys, q, v, 0.0, vd, lam)
     stats = np.zeros(ga.N_STATISTICS)
     times = np.zeros(0) if sample_times is None else np.asarray(sample_times, dtype=float)
     q_samples = np.zeros((times.size, nq))

@@ -26,283 +26,29 @@ Lie group nodes: T = T_SO3 on the rotation block of RV nodes and T_SE3 (paper 00
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
+from lgbench.integrators.iteration_matrix import (
+    band_iteration_matrix, iteration_matrix_at_residual, stabilisation_blocks,
+)
 from lgbench.integrators.newton import has_converged, modified_newton_policy, reference_residual
 from lgbench.integrators.stepping import record_due_samples, step_end_time, step_plan
-from lgbench.lie.se3 import tangent_operator_se3
-from lgbench.lie.so3 import tangent_coefficients
-from lgbench.mbs.banded import (
-    band_lu_factor, band_lu_solve, band_set, band_set_constraint_rows, band_structure, BandStructure, BODY_BLOCK,
-    dense_structure,
-)
+from lgbench.mbs.banded import band_lu_factor, band_lu_solve, band_structure, BandStructure, BODY_BLOCK, dense_structure
 from lgbench.mbs.borrowed import borrowed
-from lgbench.mbs.codes import DIVERGED, NEWTON_FAILED, OK, RV, SE3, SINGULAR_MATRIX
-from lgbench.mbs.constraints import constraint_curvature, constraint_matrix, constraint_residual
-from lgbench.mbs.coordinate_update import algebra_commutator, update_coordinates, update_coordinates_inline
-from lgbench.mbs.dense import all_finite, lu_factor, lu_solve
-from lgbench.mbs.pose import _rot_start
-from lgbench.mbs.residual import (
-    constraint_velocity, dynamic_residual, dynamic_residual_inline, generalized_forces_inline, structured_residual,
-)
-from lgbench.mbs.system import B_FORM, B_NV, B_VSTART, S_NC
+from lgbench.mbs.codes import DIVERGED, NEWTON_FAILED, OK, SINGULAR_MATRIX
+from lgbench.mbs.constraints import constraint_matrix, constraint_residual
+from lgbench.mbs.coordinate_update import update_coordinates_inline
+from lgbench.mbs.dense import all_finite, lu_factor, lu_solve, matrix_vector_into
+from lgbench.mbs.residual import constraint_velocity, dynamic_residual_inline, structured_residual
+from lgbench.mbs.system import S_NC
 
 # statistics vector layout (float64)
 (ST_NEWTON, ST_JACOBIANS, ST_FACTORIZATIONS, ST_STEPS, ST_MAX_ITERATIONS, ST_MAX_PHI, ST_MAX_BV,
  ST_FULL_NEWTON_FALLBACKS, ST_MAX_ETA) = range(9)
 N_STATISTICS = 9
-
-
-@dataclass(frozen=True)
-class SecondOrderMethod:
-    """(alpha_m, alpha_f, beta, gamma) of a generalized-alpha type method."""
-
-    name: str
-    alpha_m: float
-    alpha_f: float
-    beta: float
-    gamma: float
-    description: str
-    order: int = 2
-    kind: str = "implicit"
-
-    def as_array(self) -> np.ndarray:
-        return np.array([self.alpha_m, self.alpha_f, self.beta, self.gamma])
-
-
-def generalized_alpha(rho_inf: float) -> SecondOrderMethod:
-    """Chung-Hulbert parameters from the spectral radius at infinity (paper 002 eq. 42)."""
-    if not 0.0 <= rho_inf <= 1.0:
-        raise ValueError(f"rho_inf must lie in [0, 1], got {rho_inf}")
-    alpha_m = (2.0 * rho_inf - 1.0) / (rho_inf + 1.0)
-    alpha_f = rho_inf / (rho_inf + 1.0)
-    gamma = 0.5 + alpha_f - alpha_m
-    beta = 0.25 * (gamma + 0.5) ** 2
-    return SecondOrderMethod(f"generalized-alpha(rho_inf={rho_inf:g})", alpha_m, alpha_f, beta, gamma,
-                             "generalized-alpha (Chung-Hulbert), second order, numerical damping rho_inf")
-
-
-@njit(cache=True)
-def _write_tangent_so3(psi, k, T, r0):
-    """T_exp(psi[k:k+3]) (paper 000 eqs. A2, A7, A8) into T[r0:r0+3, r0:r0+3], entry by entry: the
-    arithmetic of ``lgbench.lie.so3.tangent_operator_so3`` without its 3x3 array."""
-    x, y, z = psi[k], psi[k + 1], psi[k + 2]
-    c1, c2, _ = tangent_coefficients(math.sqrt(x * x + y * y + z * z))
-    T[r0, r0] = 1.0 - c2 * (z * z + y * y)
-    T[r0 + 1, r0 + 1] = 1.0 - c2 * (z * z + x * x)
-    T[r0 + 2, r0 + 2] = 1.0 - c2 * (y * y + x * x)
-    T[r0, r0 + 1] = -c1 * z + c2 * (y * x)
-    T[r0 + 1, r0] = c1 * z + c2 * (x * y)
-    T[r0, r0 + 2] = c1 * y + c2 * (z * x)
-    T[r0 + 2, r0] = -c1 * y + c2 * (x * z)
-    T[r0 + 1, r0 + 2] = -c1 * x + c2 * (z * y)
-    T[r0 + 2, r0 + 1] = c1 * x + c2 * (y * z)
-
-
-@njit(cache=True)
-def _add_body_tangent(sys, i, dq, T, col0):
-    """Body i's block of T(dq) into T at col0: T_SO3 on the rotation block of RV nodes (in place),
-    T_SE3 (paper 002 eq. 35) on the 6-block of SE3 nodes; the identity entries are left to the caller."""
-    vs = sys.body_int[i, B_VSTART]
-    if sys.body_int[i, B_FORM] == RV:
-        qr, vr = _rot_start(sys, i)
-        _write_tangent_so3(dq, qr, T, vr + col0 - vs)
-    elif sys.body_int[i, B_FORM] == SE3:
-        T[col0:col0 + 6, col0:col0 + 6] = tangent_operator_se3(dq[vs:vs + 6])
-
-
-@njit(cache=True)
-def _tangent_matrix(sys, dq, T):
-    """Block-diagonal T(dq): the bodies' blocks of ``_add_body_tangent``, I elsewhere."""
-    T[:, :] = 0.0
-    for k in range(T.shape[0]):
-        T[k, k] = 1.0
-    for i in range(sys.body_int.shape[0]):
-        _add_body_tangent(sys, i, dq, T, sys.body_int[i, B_VSTART])
-
-
-@njit(cache=True)
-def _tangent_blocks(sys, dq, Tb):
-    """T(dq) by bodies: Tb[i] over body i's own velocity coordinates."""
-    Tb[:, :, :] = 0.0
-    for i in range(sys.body_int.shape[0]):
-        for k in range(Tb.shape[1]):
-            Tb[i, k, k] = 1.0
-        _add_body_tangent(sys, i, dq, Tb[i], 0)
-
-
-@njit(cache=True)
-def _step_sizes(x, rel, floor):
-    return rel * max(floor, abs(x))
-
-
-@njit(inline="always")
-def _perturbed_forces(sys, q, v, t, rel, floor, positions, j, z, qp, vp, force, torque, gp):
-    """gp = g at the j-th coordinate of every force-coupled group perturbed (``SystemArrays.force_groups``),
-    along UAC(q, z) (positions) or v; the steps in z. One site of ``generalized_forces_inline`` for both."""
-    z[:] = 0.0
-    groups = sys.force_groups
-    for grp in range(groups.shape[0]):
-        k = groups[grp, j]
-        if k >= 0:
-            z[k] = _step_sizes(q[k] if positions else v[k], rel, floor)
-    if positions:
-        update_coordinates_inline(sys, q, z, qp)
-    else:
-        for r in range(v.shape[0]):
-            vp[r] = v[r] + z[r]
-    generalized_forces_inline(sys, qp if positions else q, v if positions else vp, t, force, torque, gp)
-
-
-@njit(inline="always")
-def _grouped_force_derivative(sys, q, v, t, rel, floor, positions, z, qp, vp, force, torque, g, gp, out):
-    """out = -dg/dz (positions: along UAC(q, z)) or -dg/dv by forward differences, one coordinate
-    of every force-coupled group per evaluation (``SystemArrays.force_groups``); g must hold g(q, v, t)
-    (left there by the residual the caller evaluated at (q, v, t))."""
-    out[:, :] = 0.0
-    groups = sys.force_groups
-    for j in range(groups.shape[1]):
-        _perturbed_forces(sys, q, v, t, rel, floor, positions, j, z, qp, vp, force, torque, gp)
-        for grp in range(groups.shape[0]):
-            k = groups[grp, j]
-            if k < 0:
-                continue
-            for m in range(groups.shape[1]):
-                r = groups[grp, m]
-                if r >= 0:
-                    out[r, k] = -(gp[r] - g[r]) / z[k]
-
-
-@njit(cache=True)
-def _grouped_force_blocks(sys, q, v, t, rel, floor, positions, z, qp, vp, force, torque, g, gp, out):
-    """``_grouped_force_derivative`` by groups: out[grp, m, j] = entry (groups[grp, m], groups[grp, j]);
-    g must hold g(q, v, t)."""
-    out[:, :, :] = 0.0
-    groups = sys.force_groups
-    for j in range(groups.shape[1]):
-        _perturbed_forces(sys, q, v, t, rel, floor, positions, j, z, qp, vp, force, torque, gp)
-        for grp in range(groups.shape[0]):
-            k = groups[grp, j]
-            if k < 0:
-                continue
-            for m in range(groups.shape[1]):
-                r = groups[grp, m]
-                if r >= 0:
-                    out[grp, m, j] = -(gp[r] - g[r]) / z[k]
-
-
-@njit(cache=True)
-def iteration_matrix(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w):
-    """Assemble the (scaled) iteration matrix S_t of paper 000 eq. (40) into w.S; evaluates the residual
-    at (q, v, a, lam, t) first (into w.M, w.C, w.g, w.r)."""
-    dynamic_residual(sys, q, v, a, lam, t, w.M, w.C, w.force, w.torque, w.g, w.r)
-    iteration_matrix_at_residual(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w)
-
-
-@njit(inline="always")
-def iteration_matrix_at_residual(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w):
-    """``iteration_matrix`` when w.M, w.C, w.g and w.r already hold M, B, g and r at (q, v, a, lam, t), as
-    after the residual test of the Newton loop at the same iterate: one residual evaluation less."""
-    nv = v.shape[0]
-    nc = sys.sizes[S_NC]
-    S = w.S
-    S[:, :] = 0.0
-    full = opts.full_tangent
-    rel = opts.fd_relative_step
-    floor = opts.fd_step_floor
-    # K_t (eq. 41 or 42): derivative along the local coordinates z of UAC(q, z); C_t along v
-    if full:
-        _residual_stiffness(sys, q, v, a, lam, t, rel, floor, w.z, w.qp, w.Mp, w.Cp, w.force, w.torque, w.gp,
-                            w.r, w.r0, w.rp, w.K)
-    for which in range(1 if full else 0, 2):
-        positions = which == 0
-        _grouped_force_derivative(sys, q, v, t, rel, floor, positions, w.z, w.qp, w.vp, w.force, w.torque, w.g,
-                                  w.gp, w.K if positions else w.Ct)
-    texp = opts.texp
-    if texp:
-        _tangent_matrix(sys, dqn, w.T)
-    for r in range(nv):
-        for c in range(nv):
-            S[r, c] = scale * (w.M[r, c] * bp + w.Ct[r, c] * gp + (_times_tangent(w.K, w.T, r, c) if texp
-                                                                    else w.K[r, c]))
-    for r in range(nc):
-        for c in range(nv):
-            S[nv + r, c] = _times_tangent(w.C, w.T, r, c) if texp else w.C[r, c]
-            S[c, nv + r] = w.C[r, c]
-
-
-@njit(cache=True)
-def _residual_stiffness(sys, q, v, a, lam, t, rel, floor, z, qp, Mp, Cp, force, torque, gp, r, r0, rp, K):
-    """K = dr/dz along UAC(q, z) by forward differences of the whole residual (paper 000 eq. 41); r holds
-    r(q, v, a, lam, t)."""
-    nv = v.shape[0]
-    for k in range(nv):
-        r0[k] = r[k]
-    for k in range(nv):
-        eps = _step_sizes(q[k], rel, floor)
-        z[:] = 0.0
-        z[k] = eps
-        update_coordinates(sys, q, z, qp)
-        dynamic_residual(sys, qp, v, a, lam, t, Mp, Cp, force, torque, gp, rp)
-        for c in range(nv):
-            K[c, k] = (rp[c] - r0[c]) / eps
-
-
-@njit(cache=True)
-def _times_tangent(A, T, r, c):
-    """(A T)[r, c] without forming A T."""
-    s = 0.0
-    for k in range(T.shape[0]):
-        s += A[r, k] * T[k, c]
-    return s
-
-
-@njit(cache=True)
-def band_iteration_matrix(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w):
-    """The S_t of ``iteration_matrix`` (K_t from the forces, eq. 42) assembled from body blocks of M, B,
-    T and group blocks of K_t, C_t straight into the band storage w.ab, in the ordering w.band
-    (lgbench/mbs/banded.py): O(bodies) work. Group columns list each body's coordinates
-    contiguously (``SystemBuilder._force_groups``)."""
-    st = w.band
-    kl = st.bands[0]
-    ku = st.bands[1]
-    pos = st.position
-    rel = opts.fd_relative_step
-    floor = opts.fd_step_floor
-    texp = opts.texp
-    structured_residual(sys, q, v, a, lam, t, st.row_bodies, w.Mb, w.Cb, w.force, w.torque, w.g, w.r)
-    _grouped_force_blocks(sys, q, v, t, rel, floor, True, w.z, w.qp, w.vp, w.force, w.torque, w.g, w.gp, w.Kg)
-    _grouped_force_blocks(sys, q, v, t, rel, floor, False, w.z, w.qp, w.vp, w.force, w.torque, w.g, w.gp, w.Cg)
-    if texp:
-        _tangent_blocks(sys, dqn, w.Tb)
-    w.ab[:, :] = 0.0
-    groups = sys.force_groups
-    for grp in range(groups.shape[0]):
-        for j in range(groups.shape[1]):
-            k = groups[grp, j]
-            if k < 0:
-                continue
-            bk = st.vel_body[k]
-            lk = k - sys.body_int[bk, B_VSTART]
-            for m in range(groups.shape[1]):
-                r = groups[grp, m]
-                if r < 0:
-                    continue
-                if texp:
-                    kt = 0.0
-                    for l in range(sys.body_int[bk, B_NV]):
-                        kt += w.Kg[grp, m, j - lk + l] * w.Tb[bk, l, lk]
-                else:
-                    kt = w.Kg[grp, m, j]
-                mass = 0.0
-                if st.vel_body[r] == bk:
-                    mass = w.Mb[bk, r - sys.body_int[bk, B_VSTART], lk]
-                band_set(w.ab, kl, ku, pos[r], pos[k], scale * (mass * bp + w.Cg[grp, m, j] * gp + kt))
-    band_set_constraint_rows(sys.body_int, st, w.Cb, texp, w.Tb, w.ab)
 
 
 @njit(inline="always")
@@ -321,64 +67,10 @@ def _residual_norm(sys, q, v, a, lam, t, index2, band, Mb, Cb, M, C, force, torq
     for k in range(phi.shape[0]):
         s += phi[k] * phi[k]
     if index2:
-        _matrix_vector(C, v, bv)
+        matrix_vector_into(C, v, bv)
         for k in range(bv.shape[0]):
             s += bv[k] * bv[k]
     return math.sqrt(s)
-
-
-@njit(inline="always")
-def _matrix_vector(A, x, out):
-    """out = A x, in place."""
-    for r in range(A.shape[0]):
-        s = 0.0
-        for c in range(A.shape[1]):
-            s += A[r, c] * x[c]
-        out[r] = s
-
-
-@njit(cache=True)
-def stabilisation_blocks(sys, q, v, bp, gp, scale, opts, w):
-    """Index-2 blocks of the iteration matrix (paper 002 eq. 62) into w.S, after ``iteration_matrix``.
-
-    eta column: scale (M beta' + C_t gamma') B(q_n)^T; hidden-constraint rows (times 1/gamma'):
-    B + Z T / gamma' and B B(q_n)^T, with Z = d(B(q) v)/dq along UAC by forward differences.
-    """
-    nv = v.shape[0]
-    nc = sys.sizes[S_NC]
-    S = w.S
-    rel = opts.fd_relative_step
-    floor = opts.fd_step_floor
-    texp = opts.texp
-    for k in range(nv):
-        eps = _step_sizes(q[k], rel, floor)
-        w.z[:] = 0.0
-        w.z[k] = eps
-        update_coordinates(sys, q, w.z, w.qp)
-        constraint_matrix(sys, w.qp, w.Cp)
-        for r in range(nc):
-            bvp = 0.0
-            bv = 0.0
-            for c in range(nv):
-                bvp += w.Cp[r, c] * v[c]
-                bv += w.C[r, c] * v[c]
-            w.Z[r, k] = (bvp - bv) / eps
-    for r in range(nv):
-        for c in range(nc):
-            s = 0.0
-            for m in range(nv):
-                s += scale * (bp * w.M[r, m] + gp * w.Ct[r, m]) * w.Cn[c, m]
-            S[r, nv + nc + c] = s
-    for r in range(nc):
-        for c in range(nv):
-            S[nv + nc + r, c] = w.C[r, c] + (_times_tangent(w.Z, w.T, r, c) if texp else w.Z[r, c]) / gp
-        for c in range(nc):
-            s = 0.0
-            for m in range(nv):
-                s += w.C[r, m] * w.Cn[c, m]
-            S[nv + r, nv + nc + c] = 0.0
-            S[nv + nc + r, nv + c] = 0.0
-            S[nv + nc + r, nv + nc + c] = s
 
 
 @njit(inline="always")
@@ -538,87 +230,6 @@ def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, sta
     return OK
 
 
-@njit(cache=True)
-def consistent_accelerations(sys, q, v, t, vd, lam):
-    """v'(0) and lambda(0) from [[M, B^T], [B, 0]] [v'; lambda] = [g; -B' v] (paper 002 eq. 19)."""
-    nv = v.shape[0]
-    nc = sys.sizes[S_NC]
-    nb = sys.body_int.shape[0]
-    M = np.zeros((nv, nv))
-    C = np.zeros((nc, nv))
-    g = np.zeros(nv)
-    r = np.zeros(nv)
-    force = np.zeros((nb, 3))
-    torque = np.zeros((nb, 3))
-    dynamic_residual(sys, q, v, np.zeros(nv), np.zeros(nc), t, M, C, force, torque, g, r)
-    curvature = np.zeros(nc)
-    constraint_curvature(sys, q, v, curvature)
-    A = np.zeros((nv + nc, nv + nc))
-    A[:nv, :nv] = M
-    A[:nv, nv:] = C.T
-    A[nv:, :nv] = C
-    b = np.zeros(nv + nc)
-    b[:nv] = g
-    b[nv:] = -curvature
-    piv = np.zeros(nv + nc, dtype=np.int64)
-    if not lu_factor(A, piv):
-        return False
-    lu_solve(A, piv, b)
-    vd[:] = b[:nv]
-    lam[:] = b[nv:]
-    return True
-
-
-@njit(cache=True)
-def corrected_starting_values(sys, method, q, v, vd, a, h, s, perturb_velocity):
-    """Starting values of paper 002 Table 1 (a0) and, with ``perturb_velocity``, Table 2 (a0 and v0).
-
-    On entry q, v are consistent and vd = v'(0) from eq. (19); on return
-    a = v'(0) + Delta_alpha h (v'_{sh} - v'_{-sh}) / (2 s h) (eq. 141) and, for the index-3 method,
-    v = v(0) + Delta_v with [[M, B^T], [B, 0]] [Delta_v; x] = [0; h^2 B (C_q v'' + hat(v) v' / 12)]
-    (eq. 142), v'' approximated by the same central difference. Returns False on a singular system.
-    """
-    am, af, beta = method[0], method[1], method[2]
-    nv = v.shape[0]
-    nc = sys.sizes[S_NC]
-    sh = s * h
-    vd_plus = np.zeros(nv)
-    vd_minus = np.zeros(nv)
-    lam_work = np.zeros(nc)
-    q_shift = np.empty_like(q)
-    for sign in (1.0, -1.0):
-        update_coordinates(sys, q, sign * sh * v + 0.5 * sh * sh * vd, q_shift)
-        out = vd_plus if sign > 0.0 else vd_minus
-        if not consistent_accelerations(sys, q_shift, v + sign * sh * vd, sign * sh, out, lam_work):
-            return False
-    vdd = (vd_plus - vd_minus) / (2.0 * sh)
-    a[:] = vd + (am - af) * h * vdd
-    if not perturb_velocity or nc == 0:
-        return True
-    cq = (1.0 - 6.0 * beta - 3.0 * (am - af)) / 6.0   # paper 002 eq. (40a), Lemma 4.2
-    bracket = np.zeros(nv)
-    algebra_commutator(sys, v, vd, bracket)
-    M = np.zeros((nv, nv))
-    C = np.zeros((nc, nv))
-    g = np.zeros(nv)
-    r = np.zeros(nv)
-    nb = sys.body_int.shape[0]
-    dynamic_residual(sys, q, v, np.zeros(nv), np.zeros(nc), 0.0, M, C, np.zeros((nb, 3)), np.zeros((nb, 3)),
-                     g, r)
-    A = np.zeros((nv + nc, nv + nc))
-    A[:nv, :nv] = M
-    A[:nv, nv:] = C.T
-    A[nv:, :nv] = C
-    b = np.zeros(nv + nc)
-    b[nv:] = h * h * (C @ (cq * vdd + bracket / 12.0))
-    piv = np.zeros(nv + nc, dtype=np.int64)
-    if not lu_factor(A, piv):
-        return False
-    lu_solve(A, piv, b)
-    v += b[:nv]
-    return True
-
-
 class ImplicitWorkspace(NamedTuple):
     """Preallocated arrays of the implicit stepper (a namedtuple, so numba can take it).
 
@@ -725,7 +336,7 @@ def record_constraint_maxima(sys, v, band, Cb, C, phi, bv, stats):
     if band.active:
         constraint_velocity(sys, band.row_bodies, Cb, v, bv)
     else:
-        _matrix_vector(C, v, bv)
+        matrix_vector_into(C, v, bv)
     stats[ST_MAX_PHI] = max(stats[ST_MAX_PHI], _norm2(phi))
     stats[ST_MAX_BV] = max(stats[ST_MAX_BV], _norm2(bv))
 

@@ -35,9 +35,11 @@ from numba import njit
 
 from lgbench.exceptions import InputError
 from lgbench.integrators import generalized_alpha as ga
-from lgbench.integrators.implicit import NEWTON_DEFAULTS, implicit_options
+from lgbench.integrators.implicit import implicit_options, NEWTON_DEFAULTS
 from lgbench.integrators.interface import Integration
-from lgbench.integrators.newton import NewtonOptions, has_converged, modified_newton_policy, reference_residual
+from lgbench.integrators.iteration_matrix import iteration_matrix
+from lgbench.integrators.newton import has_converged, modified_newton_policy, NewtonOptions, reference_residual
+from lgbench.integrators.starting_values import consistent_accelerations
 from lgbench.integrators.stepping import record_due_samples, step_end_time, step_plan
 from lgbench.mbs.borrowed import borrowed
 from lgbench.mbs.codes import DIVERGED, EP, NEWTON_FAILED, OK, SINGULAR_MATRIX
@@ -193,7 +195,7 @@ def hht_iteration_matrix(sys, method, opts, q, v, a, q1, dq, v1, a1, lam1, t1, h
     mass_factor = 1.0 / (h * h * beta * (1.0 + alpha))
     velocity_factor = gamma / (h * beta)
     _weighted_accelerations(method, a1, w.abar)
-    ga.iteration_matrix(sys, q1, dq, v1, w.abar, lam1, t1, mass_factor, velocity_factor, scale, opts, w)
+    iteration_matrix(sys, q1, dq, v1, w.abar, lam1, t1, mass_factor, velocity_factor, scale, opts, w)
     if method[M_VARIANT] != MODIFIED:
         return
     nv = v.shape[0]
@@ -393,7 +395,7 @@ def run_hht(system, integrator: HHTIntegrator, q0, v0, options, h, t_end, sample
         v = v0.copy()
         a = np.zeros(nv)
         lam = np.zeros(nc)
-        ok = ga.consistent_accelerations(system, q, v, 0.0, a, lam)
+        ok = consistent_accelerations(system, q, v, 0.0, a, lam)
         return q, v, a, lam, ok
 
     q, v, a, lam, _ = fresh_state()

@@ -10,7 +10,9 @@ import numpy as np
 from lgbench.exceptions import InputError
 from lgbench.integrators import generalized_alpha as ga
 from lgbench.integrators.interface import Integration
-from lgbench.integrators.newton import NewtonOptions, newton_options
+from lgbench.integrators.newton import newton_options, NewtonOptions
+from lgbench.integrators.second_order_method import generalized_alpha, SecondOrderMethod
+from lgbench.integrators.starting_values import consistent_accelerations, corrected_starting_values
 from lgbench.mbs.codes import SINGULAR_MATRIX
 from lgbench.mbs.formulations import IMPLICIT_FORMULATIONS
 
@@ -24,8 +26,8 @@ class ImplicitIntegrator:
     defaults: dict[str, Any] = field(default_factory=dict)
     formulations: tuple[str, ...] = IMPLICIT_FORMULATIONS
 
-    def method(self, options: dict[str, Any]) -> ga.SecondOrderMethod:
-        return ga.generalized_alpha(float(options["rho_inf"]))
+    def method(self, options: dict[str, Any]) -> SecondOrderMethod:
+        return generalized_alpha(float(options["rho_inf"]))
 
     def validate_options(self, options: dict[str, Any]) -> dict[str, Any]:
         return implicit_options(self, options)[1]
@@ -136,10 +138,10 @@ def run_implicit(system, integrator: ImplicitIntegrator, q0, v0, options, h, t_e
         v = v0.copy()
         vd = np.zeros(nv)
         lam = np.zeros(nc)
-        ok = ga.consistent_accelerations(system, q, v, 0.0, vd, lam)
+        ok = consistent_accelerations(system, q, v, 0.0, vd, lam)
         a_alg = vd.copy()
         if ok and corrected:
-            ok = ga.corrected_starting_values(system, method, q, v, vd, a_alg, h,
+            ok = corrected_starting_values(system, method, q, v, vd, a_alg, h,
                                               merged["starting_step_fraction"], index == 3)
         return q, v, vd, a_alg, lam, ok
 

@@ -29,8 +29,8 @@ import numpy as np
 from numba import njit
 
 from lgbench.exceptions import InputError
-from lgbench.integrators.generalized_alpha import generalized_alpha
 from lgbench.integrators.interface import Integration
+from lgbench.integrators.second_order_method import generalized_alpha
 from lgbench.integrators.stepping import record_due_samples, step_end_time, step_plan
 from lgbench.lie.so3 import exp_so3, hat, log_so3
 from lgbench.lie.vectorial import motion_increment, PARAMETERISATIONS

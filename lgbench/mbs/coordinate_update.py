@@ -6,17 +6,18 @@ coordinates: T_exp^{-1}(dq) v for Lie group nodes (eq. 25), q' = H^{-1} v for cl
 Kernels return a ``Status`` where a parameterisation can become singular.
 """
 import math
+
 from numba import njit
+
 from lgbench.lie.se3 import compose_se3, tangent_operator_inverse_se3
 from lgbench.lie.so3 import (
     compose_rotation_vectors_tuple, compose_with_quaternion, quaternion_of_rotation_vector,
     tangent_operator_inverse_so3_apply,
 )
-from lgbench.lie.tait_bryan import body_rate_inverse_apply_rxyz, SINGULAR_COS_PITCH
-from lgbench.mbs.codes import EP, F1, RV, RXYZ, SE3
+from lgbench.lie.tait_bryan import SINGULAR_COS_PITCH, body_rate_inverse_apply_rxyz
+from lgbench.mbs.codes import EP, F1, RV, RXYZ, SE3, Status
 from lgbench.mbs.dense import cross
 from lgbench.mbs.pose import _rot_start, _vec3, rotation_size, rotation_start
-from lgbench.mbs.codes import Status
 from lgbench.mbs.system import B_FORM, B_QSTART, B_VSTART, C_COORDINATE
 
 

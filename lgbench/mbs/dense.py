@@ -105,3 +105,13 @@ def all_finite(x):
         if not math.isfinite(x[k]):
             return False
     return True
+
+
+@njit(inline="always")
+def matrix_vector_into(A, x, out):
+    """out = A x, in place."""
+    for r in range(A.shape[0]):
+        s = 0.0
+        for c in range(A.shape[1]):
+            s += A[r, c] * x[c]
+        out[r] = s

@@ -1,6 +1,7 @@
 """Invariants of a state: kinetic and potential energy, angular momentum (for outputs and checks)."""
-import numpy as np
 from numba import njit
+import numpy as np
+
 from lgbench.mbs.chain import chain_kinetic_energy, chain_potential_energy
 from lgbench.mbs.codes import FREE, GRAVITY, POINT_SPRING_DAMPER
 from lgbench.mbs.dense import cross, mat3_vec

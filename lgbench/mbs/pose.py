@@ -7,8 +7,10 @@ eqs. 11, 13-14; paper 002 eq. 3 for SE3). The tuple-returning kernels (``to_body
 array-returning ones (``body_pose``, ``body_state``) serve constraints, outputs and invariants.
 """
 import math
-import numpy as np
+
 from numba import njit
+import numpy as np
+
 from lgbench.lie.euler_parameters import body_ep_matrix, rotation_ep_transpose_apply, rotation_matrix_ep
 from lgbench.lie.so3 import exp_so3, exp_so3_apply, exp_so3_transpose_apply
 from lgbench.lie.tait_bryan import (

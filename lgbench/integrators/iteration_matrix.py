@@ -1,0 +1,283 @@
+"""The iteration matrix S_t of the implicit integrators (paper 000 eqs. 40-42, paper 002 eqs. 35, 62).
+
+S_t = [[M beta' + C_t gamma' + K_t T, B^T], [B T, 0]] with T = T_exp(dq_n) (T_SO3 on the rotation block of
+RV nodes, T_SE3 on the 6-block of SE3 nodes) or I; K_t and C_t by forward differences of the forces
+along UAC (eq. 42; one evaluation per coordinate of every force group at once) or of the whole residual
+(eq. 41). Dense, banded (chains) and the stabilised index-2 blocks of paper 002 eq. (62).
+"""
+import math
+
+from numba import njit
+
+from lgbench.lie.se3 import tangent_operator_se3
+from lgbench.lie.so3 import tangent_coefficients
+from lgbench.mbs.banded import band_set, band_set_constraint_rows
+from lgbench.mbs.codes import RV, SE3
+from lgbench.mbs.constraints import constraint_matrix
+from lgbench.mbs.coordinate_update import update_coordinates, update_coordinates_inline
+from lgbench.mbs.pose import _rot_start
+from lgbench.mbs.residual import dynamic_residual, generalized_forces_inline, structured_residual
+from lgbench.mbs.system import B_FORM, B_NV, B_VSTART, S_NC
+
+
+@njit(cache=True)
+def _write_tangent_so3(psi, k, T, r0):
+    """T_exp(psi[k:k+3]) (paper 000 eqs. A2, A7, A8) into T[r0:r0+3, r0:r0+3], entry by entry: the
+    arithmetic of ``lgbench.lie.so3.tangent_operator_so3`` without its 3x3 array."""
+    x, y, z = psi[k], psi[k + 1], psi[k + 2]
+    c1, c2, _ = tangent_coefficients(math.sqrt(x * x + y * y + z * z))
+    T[r0, r0] = 1.0 - c2 * (z * z + y * y)
+    T[r0 + 1, r0 + 1] = 1.0 - c2 * (z * z + x * x)
+    T[r0 + 2, r0 + 2] = 1.0 - c2 * (y * y + x * x)
+    T[r0, r0 + 1] = -c1 * z + c2 * (y * x)
+    T[r0 + 1, r0] = c1 * z + c2 * (x * y)
+    T[r0, r0 + 2] = c1 * y + c2 * (z * x)
+    T[r0 + 2, r0] = -c1 * y + c2 * (x * z)
+    T[r0 + 1, r0 + 2] = -c1 * x + c2 * (z * y)
+    T[r0 + 2, r0 + 1] = c1 * x + c2 * (y * z)
+
+
+@njit(cache=True)
+def _add_body_tangent(sys, i, dq, T, col0):
+    """Body i's block of T(dq) into T at col0: T_SO3 on the rotation block of RV nodes (in place),
+    T_SE3 (paper 002 eq. 35) on the 6-block of SE3 nodes; the identity entries are left to the caller."""
+    vs = sys.body_int[i, B_VSTART]
+    if sys.body_int[i, B_FORM] == RV:
+        qr, vr = _rot_start(sys, i)
+        _write_tangent_so3(dq, qr, T, vr + col0 - vs)
+    elif sys.body_int[i, B_FORM] == SE3:
+        T[col0:col0 + 6, col0:col0 + 6] = tangent_operator_se3(dq[vs:vs + 6])
+
+
+@njit(cache=True)
+def _tangent_matrix(sys, dq, T):
+    """Block-diagonal T(dq): the bodies' blocks of ``_add_body_tangent``, I elsewhere."""
+    T[:, :] = 0.0
+    for k in range(T.shape[0]):
+        T[k, k] = 1.0
+    for i in range(sys.body_int.shape[0]):
+        _add_body_tangent(sys, i, dq, T, sys.body_int[i, B_VSTART])
+
+
+@njit(cache=True)
+def _tangent_blocks(sys, dq, Tb):
+    """T(dq) by bodies: Tb[i] over body i's own velocity coordinates."""
+    Tb[:, :, :] = 0.0
+    for i in range(sys.body_int.shape[0]):
+        for k in range(Tb.shape[1]):
+            Tb[i, k, k] = 1.0
+        _add_body_tangent(sys, i, dq, Tb[i], 0)
+
+
+@njit(cache=True)
+def _step_sizes(x, rel, floor):
+    return rel * max(floor, abs(x))
+
+
+@njit(inline="always")
+def _perturbed_forces(sys, q, v, t, rel, floor, positions, j, z, qp, vp, force, torque, gp):
+    """gp = g at the j-th coordinate of every force-coupled group perturbed (``SystemArrays.force_groups``),
+    along UAC(q, z) (positions) or v; the steps in z. One site of ``generalized_forces_inline`` for both."""
+    z[:] = 0.0
+    groups = sys.force_groups
+    for grp in range(groups.shape[0]):
+        k = groups[grp, j]
+        if k >= 0:
+            z[k] = _step_sizes(q[k] if positions else v[k], rel, floor)
+    if positions:
+        update_coordinates_inline(sys, q, z, qp)
+    else:
+        for r in range(v.shape[0]):
+            vp[r] = v[r] + z[r]
+    generalized_forces_inline(sys, qp if positions else q, v if positions else vp, t, force, torque, gp)
+
+
+@njit(inline="always")
+def _grouped_force_derivative(sys, q, v, t, rel, floor, positions, z, qp, vp, force, torque, g, gp, out):
+    """out = -dg/dz (positions: along UAC(q, z)) or -dg/dv by forward differences, one coordinate
+    of every force-coupled group per evaluation (``SystemArrays.force_groups``); g must hold g(q, v, t)
+    (left there by the residual the caller evaluated at (q, v, t))."""
+    out[:, :] = 0.0
+    groups = sys.force_groups
+    for j in range(groups.shape[1]):
+        _perturbed_forces(sys, q, v, t, rel, floor, positions, j, z, qp, vp, force, torque, gp)
+        for grp in range(groups.shape[0]):
+            k = groups[grp, j]
+            if k < 0:
+                continue
+            for m in range(groups.shape[1]):
+                r = groups[grp, m]
+                if r >= 0:
+                    out[r, k] = -(gp[r] - g[r]) / z[k]
+
+
+@njit(cache=True)
+def _grouped_force_blocks(sys, q, v, t, rel, floor, positions, z, qp, vp, force, torque, g, gp, out):
+    """``_grouped_force_derivative`` by groups: out[grp, m, j] = entry (groups[grp, m], groups[grp, j]);
+    g must hold g(q, v, t)."""
+    out[:, :, :] = 0.0
+    groups = sys.force_groups
+    for j in range(groups.shape[1]):
+        _perturbed_forces(sys, q, v, t, rel, floor, positions, j, z, qp, vp, force, torque, gp)
+        for grp in range(groups.shape[0]):
+            k = groups[grp, j]
+            if k < 0:
+                continue
+            for m in range(groups.shape[1]):
+                r = groups[grp, m]
+                if r >= 0:
+                    out[grp, m, j] = -(gp[r] - g[r]) / z[k]
+
+
+@njit(cache=True)
+def iteration_matrix(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w):
+    """Assemble the (scaled) iteration matrix S_t of paper 000 eq. (40) into w.S; evaluates the residual
+    at (q, v, a, lam, t) first (into w.M, w.C, w.g, w.r)."""
+    dynamic_residual(sys, q, v, a, lam, t, w.M, w.C, w.force, w.torque, w.g, w.r)
+    iteration_matrix_at_residual(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w)
+
+
+@njit(inline="always")
+def iteration_matrix_at_residual(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w):
+    """``iteration_matrix`` when w.M, w.C, w.g and w.r already hold M, B, g and r at (q, v, a, lam, t), as
+    after the residual test of the Newton loop at the same iterate: one residual evaluation less."""
+    nv = v.shape[0]
+    nc = sys.sizes[S_NC]
+    S = w.S
+    S[:, :] = 0.0
+    full = opts.full_tangent
+    rel = opts.fd_relative_step
+    floor = opts.fd_step_floor
+    # K_t (eq. 41 or 42): derivative along the local coordinates z of UAC(q, z); C_t along v
+    if full:
+        _residual_stiffness(sys, q, v, a, lam, t, rel, floor, w.z, w.qp, w.Mp, w.Cp, w.force, w.torque, w.gp,
+                            w.r, w.r0, w.rp, w.K)
+    for which in range(1 if full else 0, 2):
+        positions = which == 0
+        _grouped_force_derivative(sys, q, v, t, rel, floor, positions, w.z, w.qp, w.vp, w.force, w.torque, w.g,
+                                  w.gp, w.K if positions else w.Ct)
+    texp = opts.texp
+    if texp:
+        _tangent_matrix(sys, dqn, w.T)
+    for r in range(nv):
+        for c in range(nv):
+            S[r, c] = scale * (w.M[r, c] * bp + w.Ct[r, c] * gp + (_times_tangent(w.K, w.T, r, c) if texp
+                                                                    else w.K[r, c]))
+    for r in range(nc):
+        for c in range(nv):
+            S[nv + r, c] = _times_tangent(w.C, w.T, r, c) if texp else w.C[r, c]
+            S[c, nv + r] = w.C[r, c]
+
+
+@njit(cache=True)
+def _residual_stiffness(sys, q, v, a, lam, t, rel, floor, z, qp, Mp, Cp, force, torque, gp, r, r0, rp, K):
+    """K = dr/dz along UAC(q, z) by forward differences of the whole residual (paper 000 eq. 41); r holds
+    r(q, v, a, lam, t)."""
+    nv = v.shape[0]
+    for k in range(nv):
+        r0[k] = r[k]
+    for k in range(nv):
+        eps = _step_sizes(q[k], rel, floor)
+        z[:] = 0.0
+        z[k] = eps
+        update_coordinates(sys, q, z, qp)
+        dynamic_residual(sys, qp, v, a, lam, t, Mp, Cp, force, torque, gp, rp)
+        for c in range(nv):
+            K[c, k] = (rp[c] - r0[c]) / eps
+
+
+@njit(cache=True)
+def _times_tangent(A, T, r, c):
+    """(A T)[r, c] without forming A T."""
+    s = 0.0
+    for k in range(T.shape[0]):
+        s += A[r, k] * T[k, c]
+    return s
+
+
+@njit(cache=True)
+def band_iteration_matrix(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w):
+    """The S_t of ``iteration_matrix`` (K_t from the forces, eq. 42) assembled from body blocks of M, B,
+    T and group blocks of K_t, C_t straight into the band storage w.ab, in the ordering w.band
+    (lgbench/mbs/banded.py): O(bodies) work. Group columns list each body's coordinates
+    contiguously (``SystemBuilder._force_groups``)."""
+    st = w.band
+    kl = st.bands[0]
+    ku = st.bands[1]
+    pos = st.position
+    rel = opts.fd_relative_step
+    floor = opts.fd_step_floor
+    texp = opts.texp
+    structured_residual(sys, q, v, a, lam, t, st.row_bodies, w.Mb, w.Cb, w.force, w.torque, w.g, w.r)
+    _grouped_force_blocks(sys, q, v, t, rel, floor, True, w.z, w.qp, w.vp, w.force, w.torque, w.g, w.gp, w.Kg)
+    _grouped_force_blocks(sys, q, v, t, rel, floor, False, w.z, w.qp, w.vp, w.force, w.torque, w.g, w.gp, w.Cg)
+    if texp:
+        _tangent_blocks(sys, dqn, w.Tb)
+    w.ab[:, :] = 0.0
+    groups = sys.force_groups
+    for grp in range(groups.shape[0]):
+        for j in range(groups.shape[1]):
+            k = groups[grp, j]
+            if k < 0:
+                continue
+            bk = st.vel_body[k]
+            lk = k - sys.body_int[bk, B_VSTART]
+            for m in range(groups.shape[1]):
+                r = groups[grp, m]
+                if r < 0:
+                    continue
+                if texp:
+                    kt = 0.0
+                    for l in range(sys.body_int[bk, B_NV]):
+                        kt += w.Kg[grp, m, j - lk + l] * w.Tb[bk, l, lk]
+                else:
+                    kt = w.Kg[grp, m, j]
+                mass = 0.0
+                if st.vel_body[r] == bk:
+                    mass = w.Mb[bk, r - sys.body_int[bk, B_VSTART], lk]
+                band_set(w.ab, kl, ku, pos[r], pos[k], scale * (mass * bp + w.Cg[grp, m, j] * gp + kt))
+    band_set_constraint_rows(sys.body_int, st, w.Cb, texp, w.Tb, w.ab)
+
+
+@njit(cache=True)
+def stabilisation_blocks(sys, q, v, bp, gp, scale, opts, w):
+    """Index-2 blocks of the iteration matrix (paper 002 eq. 62) into w.S, after ``iteration_matrix``.
+
+    eta column: scale (M beta' + C_t gamma') B(q_n)^T; hidden-constraint rows (times 1/gamma'):
+    B + Z T / gamma' and B B(q_n)^T, with Z = d(B(q) v)/dq along UAC by forward differences.
+    """
+    nv = v.shape[0]
+    nc = sys.sizes[S_NC]
+    S = w.S
+    rel = opts.fd_relative_step
+    floor = opts.fd_step_floor
+    texp = opts.texp
+    for k in range(nv):
+        eps = _step_sizes(q[k], rel, floor)
+        w.z[:] = 0.0
+        w.z[k] = eps
+        update_coordinates(sys, q, w.z, w.qp)
+        constraint_matrix(sys, w.qp, w.Cp)
+        for r in range(nc):
+            bvp = 0.0
+            bv = 0.0
+            for c in range(nv):
+                bvp += w.Cp[r, c] * v[c]
+                bv += w.C[r, c] * v[c]
+            w.Z[r, k] = (bvp - bv) / eps
+    for r in range(nv):
+        for c in range(nc):
+            s = 0.0
+            for m in range(nv):
+                s += scale * (bp * w.M[r, m] + gp * w.Ct[r, m]) * w.Cn[c, m]
+            S[r, nv + nc + c] = s
+    for r in range(nc):
+        for c in range(nv):
+            S[nv + nc + r, c] = w.C[r, c] + (_times_tangent(w.Z, w.T, r, c) if texp else w.Z[r, c]) / gp
+        for c in range(nc):
+            s = 0.0
+            for m in range(nv):
+                s += w.C[r, m] * w.Cn[c, m]
+            S[nv + r, nv + nc + c] = 0.0
+            S[nv + nc + r, nv + c] = 0.0
+            S[nv + nc + r, nv + nc + c] = s

@@ -1,0 +1,92 @@
+"""Starting values of the implicit integrators: consistent v'(0), lambda(0) (paper 002 eq. 19) and the
+corrected starting values of paper 002 Tables 1 (index 2) and 2 (index 3).
+"""
+from numba import njit
+import numpy as np
+
+from lgbench.mbs.constraints import constraint_curvature
+from lgbench.mbs.coordinate_update import algebra_commutator, update_coordinates
+from lgbench.mbs.dense import lu_factor, lu_solve
+from lgbench.mbs.residual import dynamic_residual
+from lgbench.mbs.system import S_NC
+
+
+@njit(cache=True)
+def consistent_accelerations(sys, q, v, t, vd, lam):
+    """v'(0) and lambda(0) from [[M, B^T], [B, 0]] [v'; lambda] = [g; -B' v] (paper 002 eq. 19)."""
+    nv = v.shape[0]
+    nc = sys.sizes[S_NC]
+    nb = sys.body_int.shape[0]
+    M = np.zeros((nv, nv))
+    C = np.zeros((nc, nv))
+    g = np.zeros(nv)
+    r = np.zeros(nv)
+    force = np.zeros((nb, 3))
+    torque = np.zeros((nb, 3))
+    dynamic_residual(sys, q, v, np.zeros(nv), np.zeros(nc), t, M, C, force, torque, g, r)
+    curvature = np.zeros(nc)
+    constraint_curvature(sys, q, v, curvature)
+    A = np.zeros((nv + nc, nv + nc))
+    A[:nv, :nv] = M
+    A[:nv, nv:] = C.T
+    A[nv:, :nv] = C
+    b = np.zeros(nv + nc)
+    b[:nv] = g
+    b[nv:] = -curvature
+    piv = np.zeros(nv + nc, dtype=np.int64)
+    if not lu_factor(A, piv):
+        return False
+    lu_solve(A, piv, b)
+    vd[:] = b[:nv]
+    lam[:] = b[nv:]
+    return True
+
+
+@njit(cache=True)
+def corrected_starting_values(sys, method, q, v, vd, a, h, s, perturb_velocity):
+    """Starting values of paper 002 Table 1 (a0) and, with ``perturb_velocity``, Table 2 (a0 and v0).
+
+    On entry q, v are consistent and vd = v'(0) from eq. (19); on return
+    a = v'(0) + Delta_alpha h (v'_{sh} - v'_{-sh}) / (2 s h) (eq. 141) and, for the index-3 method,
+    v = v(0) + Delta_v with [[M, B^T], [B, 0]] [Delta_v; x] = [0; h^2 B (C_q v'' + hat(v) v' / 12)]
+    (eq. 142), v'' approximated by the same central difference. Returns False on a singular system.
+    """
+    am, af, beta = method[0], method[1], method[2]
+    nv = v.shape[0]
+    nc = sys.sizes[S_NC]
+    sh = s * h
+    vd_plus = np.zeros(nv)
+    vd_minus = np.zeros(nv)
+    lam_work = np.zeros(nc)
+    q_shift = np.empty_like(q)
+    for sign in (1.0, -1.0):
+        update_coordinates(sys, q, sign * sh * v + 0.5 * sh * sh * vd, q_shift)
+        out = vd_plus if sign > 0.0 else vd_minus
+        if not consistent_accelerations(sys, q_shift, v + sign * sh * vd, sign * sh, out, lam_work):
+            return False
+    vdd = (vd_plus - vd_minus) / (2.0 * sh)
+    a[:] = vd + (am - af) * h * vdd
+    if not perturb_velocity or nc == 0:
+        return True
+    cq = (1.0 - 6.0 * beta - 3.0 * (am - af)) / 6.0   # paper 002 eq. (40a), Lemma 4.2
+    bracket = np.zeros(nv)
+    algebra_commutator(sys, v, vd, bracket)
+    M = np.zeros((nv, nv))
+    C = np.zeros((nc, nv))
+    g = np.zeros(nv)
+    r = np.zeros(nv)
+    nb = sys.body_int.shape[0]
+    dynamic_residual(sys, q, v, np.zeros(nv), np.zeros(nc), 0.0, M, C, np.zeros((nb, 3)), np.zeros((nb, 3)),
+                     g, r)
+    A = np.zeros((nv + nc, nv + nc))
+    A[:nv, :nv] = M
+    A[:nv, nv:] = C.T
+    A[nv:, :nv] = C
+    b = np.zeros(nv + nc)
+    b[nv:] = h * h * (C @ (cq * vdd + bracket / 12.0))
+    piv = np.zeros(nv + nc, dtype=np.int64)
+    if not lu_factor(A, piv):
+        return False
+    lu_solve(A, piv, b)
+    v += b[:nv]
+    return True
