@@ -20,11 +20,12 @@ import pytest
 
 from lgbench.exceptions import InputError
 from lgbench.mbs.chain import (
-    add_chain, chain_accelerations, chain_generalized_forces, chain_inverse_dynamics, chain_kinetic_energy,
-    chain_link_frame, chain_mass_matrix_rows, chain_potential_energy, ChainLink, dh_frames,
+    chain_accelerations, chain_generalized_forces, chain_inverse_dynamics, chain_kinetic_energy, chain_link_frame,
+    chain_mass_matrix_rows, chain_potential_energy,
 )
+from lgbench.mbs.chain_builder import add_chain, ChainLink, dh_frames
+from lgbench.mbs.codes import CONSTANT
 from lgbench.mbs.system import SystemBuilder
-from lgbench.mbs.trajectories import CONSTANT
 
 G = np.array([0.0, -3.0, -9.81])
 
@@ -274,7 +275,8 @@ def test_energy_with_constant_set_point_springs_is_conserved():
 
 def test_pd_forces_track_the_set_point():
     """g = Kp (phi_d - q) + Kd (phi_d' - q') - h: a massless-gravity check on one joint."""
-    from lgbench.mbs.trajectories import BANG_BANG, prescribed_motion
+    from lgbench.mbs.trajectories import prescribed_motion
+    from lgbench.mbs.codes import BANG_BANG
 
     link = ChainLink(a=0.5, mass=1.0, com=(-0.25, 0, 0), inertia=np.diag([0.0, 0.02, 0.02]), kp=300.0,
                      kd=7.0, damping=0.4, trajectory=(BANG_BANG, 0.1, 2.0, 0.5))

@@ -62,6 +62,20 @@ _JOINT_ROWS = {JointPrimitive.COINCIDENT: 3, JointPrimitive.PERPENDICULAR: 1, Jo
                JointPrimitive.BODY_FRAME_POINT: 3, JointPrimitive.DISTANCE: 1}
 
 
+class ChainJoint(IntEnum):
+    """Joint of a minimal-coordinate chain row (lgbench/mbs/chain.py)."""
+
+    REVOLUTE = 0
+    PRISMATIC = 1
+
+
+class Setpoint(IntEnum):
+    """Prescribed trajectories of PD controllers (lgbench/mbs/trajectories.py)."""
+
+    CONSTANT = 0     # parameters [value]
+    BANG_BANG = 1    # parameters [phi_init, acceleration, t_switch]
+
+
 class Status(IntEnum):
     """How an integration (or one kernel call) ended; ``label`` is the ``status`` column of runs.csv."""
 
@@ -109,6 +123,8 @@ JOINT_PD = ForceType.JOINT_PD
 EP_NORM_RATE_TORQUE = ForceType.EP_NORM_RATE_TORQUE
 MANUFACTURED_LOAD = ForceType.MANUFACTURED_LOAD
 COINCIDENT, PERPENDICULAR, POINT_ON_LINE, BODY_FRAME_POINT, DISTANCE = JointPrimitive
+REVOLUTE, PRISMATIC = ChainJoint
+CONSTANT, BANG_BANG = Setpoint
 OK = Status.OK
 DIVERGED = Status.DIVERGED
 SINGULAR_PARAMETERISATION = Status.SINGULAR_PARAMETERISATION

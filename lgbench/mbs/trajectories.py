@@ -6,8 +6,8 @@ rest at phi_init + a t_switch^2.
 """
 from numba import njit
 
-CONSTANT = 0            # params: [value]
-BANG_BANG = 1           # params: [phi_init, acceleration, t_switch]
+from lgbench.mbs.codes import CONSTANT
+
 TRAJECTORY_WIDTH = 4    # kind + 3 parameters
 
 

@@ -43,16 +43,15 @@ from numba import njit
 from lgbench.exceptions import InputError
 from lgbench.mbs.assembly import assemble_positions
 from lgbench.mbs.chain import (
-    add_chain, chain_kinetic_energy, chain_link_frame, chain_mass_matrix_rows, chain_potential_energy, chain_setpoint,
-    ChainLink, dh_frames,
+    chain_kinetic_energy, chain_link_frame, chain_mass_matrix_rows, chain_potential_energy, chain_setpoint,
 )
-from lgbench.mbs.codes import FREE, GRAVITY
+from lgbench.mbs.chain_builder import add_chain, ChainLink, dh_frames
+from lgbench.mbs.codes import BANG_BANG, FREE, GRAVITY
 from lgbench.mbs.coordinates import free_body_coordinates
 from lgbench.mbs.invariants import kinetic_energy, potential_energy
 from lgbench.mbs.loads import joint_angle, setpoint
 from lgbench.mbs.pose import body_pose
 from lgbench.mbs.system import GROUND, SystemBuilder
-from lgbench.mbs.trajectories import BANG_BANG
 from lgbench.models.base import BuiltModel, Model, positive_scalar, vector3
 
 N_JOINTS = 6
