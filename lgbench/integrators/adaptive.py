@@ -9,14 +9,13 @@ err <= 1 is accepted, otherwise repeated with h_new. Steps are clipped so that s
 t_end are hit exactly. A step that fails at h_min is accepted (and counted).
 """
 import math
-import time
 
-import numpy as np
 from numba import njit
+import numpy as np
 
 from lgbench.integrators.explicit import combine_stages, rk_stages
-from lgbench.integrators.interface import Integration
-from lgbench.integrators.stepping import record_due_samples, SAMPLE_TOLERANCE
+from lgbench.integrators.interface import Integration, sampling, timed_run
+from lgbench.integrators.stepping import SAMPLE_TOLERANCE, record_due_samples
 from lgbench.mbs.borrowed import borrowed
 from lgbench.mbs.codes import DIVERGED, OK
 from lgbench.mbs.dense import all_finite
@@ -63,7 +62,7 @@ def integrate_explicit_adaptive(sys, A, B, C, E, embedded_order, q, v, t0, t_end
 @njit(cache=True)
 def adaptive_loop(sys, A, B, C, E, embedded_order, q, v, t0, t_end, h_max, h_min, r_tol, a_tol,
                   max_increase, safety, max_steps, samples, stats, scratch):
-    """The step loop of ``integrate_explicit_adaptive``, on ``borrowed`` arrays (see ``explicit.fixed_step_loop``)."""
+    """The step loop of ``integrate_explicit_adaptive``, on ``borrowed`` arrays (as in ``fixed_step.run_fixed_steps``)."""
     sys, A, B, C, E, q, v, samples, stats, scratch = borrowed((sys, A, B, C, E, q, v, samples, stats, scratch))
     sample_times, q_samples, v_samples, no_lam, no_lam_samples = samples
     Ks, ks, dq, qs, vs, q1, v1, q_hat, v_hat, work = scratch
@@ -141,17 +140,15 @@ def run_adaptive(system, tableau, q0, v0, options, h, t_end, sample_times) -> In
     v_samples = np.zeros((ns, v0.shape[0]))
     arguments = (h, float(options["h_min"]), r_tol, a_tol, float(options["max_increase"]),
                  float(options["safety"]), int(options["max_steps"]))
-    integrate_explicit_adaptive(system, tableau.A, tableau.B, tableau.C, tableau.E, tableau.embedded_order,
-                                q0.copy(), v0.copy(), 0.0, h, *arguments, np.zeros(0), q_samples[:0],
-                                v_samples[:0], np.zeros(N_ADAPTIVE_STATISTICS))
-    q = q0.copy()
-    v = v0.copy()
-    stats = np.zeros(N_ADAPTIVE_STATISTICS)
-    start = time.process_time()
-    code, steps, t_reached = integrate_explicit_adaptive(
-        system, tableau.A, tableau.B, tableau.C, tableau.E, tableau.embedded_order, q, v, 0.0, t_end,
-        *arguments, sample_times, q_samples, v_samples, stats)
-    cpu = time.process_time() - start
+
+    def run(inputs, t_stop, warm_up):
+        q, v, stats = inputs
+        times, qs, vs = sampling(warm_up, sample_times, q_samples, v_samples)
+        return integrate_explicit_adaptive(system, tableau.A, tableau.B, tableau.C, tableau.E, tableau.embedded_order,
+                                           q, v, 0.0, t_stop, *arguments, times, qs, vs, stats)
+
+    (q, v, stats), (code, steps, t_reached), cpu = timed_run(
+        lambda: (q0.copy(), v0.copy(), np.zeros(N_ADAPTIVE_STATISTICS)), run, h, t_end)
     statistics = {"rejected_steps": int(stats[ST_REJECTED]), "forced_steps": int(stats[ST_FORCED]),
                   "min_step": float(stats[ST_H_MIN]) if steps else float("nan"),
                   "max_step": float(stats[ST_H_MAX]) if steps else float("nan"),

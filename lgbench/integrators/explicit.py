@@ -5,21 +5,21 @@ UAC(q_n, dq_i) and the coordinate slopes T_exp^{-1}(dq_i) v_i. The difference li
 multibody kernels (``update_coordinates``, ``kinematic_rates``), so one loop serves both.
 """
 import math
-import time
+from typing import NamedTuple
 
-import numpy as np
 from numba import njit
+import numpy as np
 
 from lgbench.exceptions import InputError
-from lgbench.integrators.interface import Integration
-from lgbench.integrators.stepping import is_due, record_due_samples, step_end_time, step_plan
-from lgbench.mbs.borrowed import borrowed
+from lgbench.integrators.fixed_step import fixed_step_method, run_fixed_steps
+from lgbench.integrators.interface import Integration, sampling, timed_run
 from lgbench.mbs.codes import DIVERGED, OK, UNRESOLVED_ROTATION
 from lgbench.mbs.coordinate_update import (
     kinematic_rates, largest_rotation_increment, rigid_base_rotations, rigid_stage_coordinates, update_coordinates,
 )
 from lgbench.mbs.dense import all_finite
 from lgbench.mbs.dynamics import is_rigid_body_system, rhs_work, rigid_body_stage, state_accelerations
+from lgbench.mbs.system import SystemArrays
 
 
 @njit(inline="always")
@@ -108,9 +108,30 @@ def explicit_rk_step(sys, rigid, A, B, C, q, v, t, h, Ks, ks, dq, qs, vs, work):
     return OK
 
 
+class ExplicitProblem(NamedTuple):
+    """What a fixed explicit step reads: the system, the tableau and the stage scratch arrays."""
+
+    sys: SystemArrays
+    rigid: bool          # ``is_rigid_body_system``: the fused rigid-body stage applies
+    A: np.ndarray
+    B: np.ndarray
+    C: np.ndarray
+    scratch: tuple       # (Ks, ks, dq, qs, vs, RhsWork) of ``explicit_rk_step``
+
+
+@fixed_step_method(ExplicitProblem)
+@njit(inline="always")
+def explicit_fixed_step(problem, state, t, h, h_nominal):
+    """``explicit_rk_step`` on the state (q, v)."""
+    q, v = state
+    Ks, ks, dq, qs, vs, work = problem.scratch
+    return explicit_rk_step(problem.sys, problem.rigid, problem.A, problem.B, problem.C, q, v, t, h, Ks, ks, dq, qs,
+                            vs, work)
+
+
 @njit(cache=True)
 def integrate_explicit(sys, A, B, C, q, v, t0, t_end, h, sample_times, q_samples, v_samples):
-    """Fixed-step integration from t0 to t_end (last step shortened if needed), in place.
+    """Fixed-step integration from t0 to t_end (``run_fixed_steps``), (q, v) in place.
 
     Records (q, v) at the first step boundary at or after each of ``sample_times``.
     Returns (status, steps, t_reached).
@@ -119,34 +140,10 @@ def integrate_explicit(sys, A, B, C, q, v, t0, t_end, h, sample_times, q_samples
     nq = q.shape[0]
     nv = v.shape[0]
     scratch = (np.zeros((s, nq)), np.zeros((s, nv)), np.zeros(nq), np.zeros(nq), np.zeros(nv), rhs_work(sys))
-    samples = (sample_times, q_samples, v_samples, np.zeros(0), np.zeros((sample_times.shape[0], 0)))
-    return fixed_step_loop(sys, A, B, C, q, v, t0, t_end, h, samples, scratch)
-
-
-@njit(cache=True)
-def fixed_step_loop(sys, A, B, C, q, v, t0, t_end, h, samples, scratch):
-    """The step loop of ``integrate_explicit``. Every array argument is ``borrowed`` for the loop (the
-    caller owns them for the duration of the call), so the kernels it calls count no references."""
-    sys, A, B, C, q, v, samples, scratch = borrowed((sys, A, B, C, q, v, samples, scratch))
-    sample_times, q_samples, v_samples, no_lam, no_lam_samples = samples
-    Ks, ks, dq, qs, vs, work = scratch
-    rigid = is_rigid_body_system(sys)
-    total, last = step_plan(t0, t_end, h)
-    n_samples = sample_times.shape[0]
-    next_sample = record_due_samples(sample_times, 0, t0, h, q, v, no_lam, q_samples, v_samples, no_lam_samples)
-    steps = 0
-    t = t0
-    for n in range(total):
-        hn = h if n < total - 1 else last
-        status = explicit_rk_step(sys, rigid, A, B, C, q, v, t, hn, Ks, ks, dq, qs, vs, work)
-        if status != OK:
-            return status, steps, t
-        steps += 1
-        t = step_end_time(t0, t_end, h, n, total)
-        if next_sample < n_samples and is_due(sample_times[next_sample], t, h):
-            next_sample = record_due_samples(sample_times, next_sample, t, h, q, v, no_lam, q_samples, v_samples,
-                                             no_lam_samples)
-    return OK, steps, t
+    problem = ExplicitProblem(sys, is_rigid_body_system(sys), A, B, C, scratch)
+    no_lam = np.zeros(0)
+    samples = (sample_times, q_samples, v_samples, np.zeros((sample_times.shape[0], 0)))
+    return run_fixed_steps(problem, (q, v), (q, v, no_lam), samples, t0, t_end, h)
 
 
 def require_unconstrained(system) -> None:
@@ -157,17 +154,15 @@ def require_unconstrained(system) -> None:
 
 
 def run_explicit(system, tableau, q0, v0, h, t_end, sample_times) -> Integration:
-    """Warm-up step (compilation outside the timed region), then the timed fixed-step run."""
+    """The fixed-step run, timed by ``timed_run``."""
     ns = sample_times.shape[0]
     q_samples = np.zeros((ns, q0.shape[0]))
     v_samples = np.zeros((ns, v0.shape[0]))
-    integrate_explicit(system, tableau.A, tableau.B, tableau.C, q0.copy(), v0.copy(), 0.0, h, h,
-                       np.zeros(0), q_samples[:0], v_samples[:0])
-    q = q0.copy()
-    v = v0.copy()
-    start = time.process_time()
-    code, steps, t_reached = integrate_explicit(system, tableau.A, tableau.B, tableau.C, q, v, 0.0,
-                                                t_end, h, sample_times, q_samples, v_samples)
-    cpu = time.process_time() - start
+
+    def run(state, t_stop, warm_up):
+        times, qs, vs = sampling(warm_up, sample_times, q_samples, v_samples)
+        return integrate_explicit(system, tableau.A, tableau.B, tableau.C, *state, 0.0, t_stop, h, times, qs, vs)
+
+    (q, v), (code, steps, t_reached), cpu = timed_run(lambda: (q0.copy(), v0.copy()), run, h, t_end)
     return Integration(int(code), int(steps), float(t_reached), cpu, q, v, np.zeros(0), q_samples,
                        v_samples, np.zeros((ns, 0)))

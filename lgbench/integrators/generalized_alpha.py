@@ -28,22 +28,21 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-import numpy as np
 from numba import njit
+import numpy as np
 
+from lgbench.integrators.fixed_step import fixed_step_method, run_fixed_steps
 from lgbench.integrators.iteration_matrix import (
     band_iteration_matrix, iteration_matrix_at_residual, stabilisation_blocks,
 )
-from lgbench.integrators.newton import has_converged, modified_newton_policy, reference_residual
-from lgbench.integrators.stepping import record_due_samples, step_end_time, step_plan
-from lgbench.mbs.banded import band_lu_factor, band_lu_solve, band_structure, BandStructure, BODY_BLOCK, dense_structure
-from lgbench.mbs.borrowed import borrowed
+from lgbench.integrators.newton import NewtonOptions, has_converged, modified_newton_policy, reference_residual
+from lgbench.mbs.banded import BODY_BLOCK, BandStructure, band_lu_factor, band_lu_solve, band_structure, dense_structure
 from lgbench.mbs.codes import DIVERGED, NEWTON_FAILED, OK, SINGULAR_MATRIX
 from lgbench.mbs.constraints import constraint_matrix, constraint_residual
 from lgbench.mbs.coordinate_update import update_coordinates_inline
 from lgbench.mbs.dense import all_finite, lu_factor, lu_solve, matrix_vector_into
 from lgbench.mbs.residual import constraint_velocity, dynamic_residual_inline, structured_residual
-from lgbench.mbs.system import S_NC
+from lgbench.mbs.system import S_NC, SystemArrays
 
 # statistics vector layout (float64)
 (ST_NEWTON, ST_JACOBIANS, ST_FACTORIZATIONS, ST_STEPS, ST_MAX_ITERATIONS, ST_MAX_PHI, ST_MAX_BV,
@@ -341,32 +340,41 @@ def record_constraint_maxima(sys, v, band, Cb, C, phi, bv, stats):
     stats[ST_MAX_BV] = max(stats[ST_MAX_BV], _norm2(bv))
 
 
+class GeneralizedAlphaProblem(NamedTuple):
+    """What a generalized-alpha step reads: system, method parameters, Newton settings, workspace, statistics."""
+
+    sys: SystemArrays
+    method: np.ndarray     # (alpha_m, alpha_f, beta, gamma)
+    opts: NewtonOptions
+    w: ImplicitWorkspace
+    stats: np.ndarray      # ST_* layout
+
+
+@fixed_step_method(GeneralizedAlphaProblem)
+@njit(inline="always")
+def generalized_alpha_fixed_step(problem, state, t, h, h_nominal):
+    """``generalized_alpha_step`` on the state (q, v, v', a, lambda); a shortened last step needs a new
+    iteration matrix; the maxima of ||Phi|| and ||B v|| are recorded after every accepted step."""
+    q, v, vd, a_alg, lam = state
+    w = problem.w
+    stats = problem.stats
+    if h != h_nominal:
+        w.jacobian_valid[0] = False
+    status = generalized_alpha_step(problem.sys, problem.method, problem.opts, q, v, vd, a_alg, lam, t, h, w, stats)
+    if status == OK:
+        stats[ST_STEPS] += 1
+        record_constraint_maxima(problem.sys, v, w.band, w.Cb, w.C, w.phi, w.bv, stats)
+    return status
+
+
 @njit(cache=True)
 def integrate_implicit(sys, method, opts, q, v, vd, a_alg, lam, t0, t_end, h, sample_times,
                        q_samples, v_samples, lam_samples, w, stats):
-    """Fixed-step generalized-alpha from t0 to t_end (last step shortened if needed), in place.
+    """Fixed-step generalized-alpha from t0 to t_end (``run_fixed_steps``), in place.
 
     Records (q, v, lambda) at the first step boundary at or after each sample time, and the maxima
-    of ||Phi|| and ||B v|| over all steps in ``stats``. Returns (status, steps, t_reached). The arguments,
-    which the caller owns for the call, are ``borrowed`` for the loop (no reference counting per kernel call).
+    of ||Phi|| and ||B v|| over all steps in ``stats``. Returns (status, steps, t_reached).
     """
-    sys, method, opts, q, v, vd, a_alg, lam, sample_times, q_samples, v_samples, lam_samples, w, stats = borrowed(
-        (sys, method, opts, q, v, vd, a_alg, lam, sample_times, q_samples, v_samples, lam_samples, w, stats))
-    total, last = step_plan(t0, t_end, h)
-    next_sample = record_due_samples(sample_times, 0, t0, h, q, v, lam, q_samples, v_samples, lam_samples)
-    steps = 0
-    t = t0
-    for n in range(total):
-        hn = h if n < total - 1 else last
-        if hn != h:
-            w.jacobian_valid[0] = False
-        status = generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, hn, w, stats)
-        if status != OK:
-            return status, steps, t
-        steps += 1
-        stats[ST_STEPS] += 1
-        t = step_end_time(t0, t_end, h, n, total)
-        record_constraint_maxima(sys, v, w.band, w.Cb, w.C, w.phi, w.bv, stats)
-        next_sample = record_due_samples(sample_times, next_sample, t, h, q, v, lam, q_samples, v_samples,
-                                         lam_samples)
-    return OK, steps, t
+    problem = GeneralizedAlphaProblem(sys, method, opts, w, stats)
+    return run_fixed_steps(problem, (q, v, vd, a_alg, lam), (q, v, lam), (sample_times, q_samples, v_samples,
+                                                                         lam_samples), t0, t_end, h)

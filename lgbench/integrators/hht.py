@@ -25,23 +25,22 @@ Newton options, convergence test and statistics are those of the generalized-alp
 """
 from __future__ import annotations
 
-import math
-import time
 from dataclasses import dataclass, field
-from typing import Any
+import math
+from typing import Any, NamedTuple
 
-import numpy as np
 from numba import njit
+import numpy as np
 
 from lgbench.exceptions import InputError
 from lgbench.integrators import generalized_alpha as ga
-from lgbench.integrators.implicit import implicit_options, NEWTON_DEFAULTS
-from lgbench.integrators.interface import Integration
+from lgbench.integrators.fixed_step import fixed_step_method, run_fixed_steps
+from lgbench.integrators.generalized_alpha import ImplicitWorkspace
+from lgbench.integrators.implicit import NEWTON_DEFAULTS, implicit_options
+from lgbench.integrators.interface import Integration, sampling, timed_run
 from lgbench.integrators.iteration_matrix import iteration_matrix
-from lgbench.integrators.newton import has_converged, modified_newton_policy, NewtonOptions, reference_residual
+from lgbench.integrators.newton import NewtonOptions, has_converged, modified_newton_policy, reference_residual
 from lgbench.integrators.starting_values import consistent_accelerations
-from lgbench.integrators.stepping import record_due_samples, step_end_time, step_plan
-from lgbench.mbs.borrowed import borrowed
 from lgbench.mbs.codes import DIVERGED, EP, NEWTON_FAILED, OK, SINGULAR_MATRIX
 from lgbench.mbs.constraints import constraint_matrix, constraint_residual
 from lgbench.mbs.coordinate_update import update_coordinates
@@ -49,7 +48,7 @@ from lgbench.mbs.dense import all_finite, lu_factor, lu_solve
 from lgbench.mbs.formulations import IMPLICIT_FORMULATIONS
 from lgbench.mbs.pose import _rot_start
 from lgbench.mbs.residual import dynamic_residual, generalized_forces
-from lgbench.mbs.system import B_FORM, S_NC
+from lgbench.mbs.system import B_FORM, S_NC, SystemArrays
 
 CLASSICAL = 0
 MODIFIED = 1
@@ -308,35 +307,45 @@ def hht_step(sys, method, opts, q, v, a, lam, t, h, w, stats, history, R):
     return OK
 
 
+class HHTProblem(NamedTuple):
+    """What an HHT step reads: system, method (alpha, beta, gamma, variant), Newton settings, workspace,
+    statistics, and the force history and residual arrays of ``hht_step``."""
+
+    sys: SystemArrays
+    method: np.ndarray
+    opts: NewtonOptions
+    w: ImplicitWorkspace
+    stats: np.ndarray
+    history: np.ndarray
+    R: np.ndarray
+
+
+@fixed_step_method(HHTProblem)
+@njit(inline="always")
+def hht_fixed_step(problem, state, t, h, h_nominal):
+    """``hht_step`` on the state (q, v, a, lambda), with the bookkeeping of ``generalized_alpha_fixed_step``."""
+    q, v, a, lam = state
+    w = problem.w
+    stats = problem.stats
+    if h != h_nominal:
+        w.jacobian_valid[0] = False
+    status = hht_step(problem.sys, problem.method, problem.opts, q, v, a, lam, t, h, w, stats, problem.history,
+                      problem.R)
+    if status == OK:
+        stats[ga.ST_STEPS] += 1
+        ga.record_constraint_maxima(problem.sys, v, w.band, w.Cb, w.C, w.phi, w.bv, stats)
+    return status
+
+
 @njit(cache=True)
 def integrate_hht(sys, method, opts, q, v, a, lam, t0, t_end, h, sample_times, q_samples, v_samples,
                   lam_samples, w, stats):
-    """Fixed-step HHT from t0 to t_end (last step shortened if needed), in place; samples and the maxima
-    of ||Phi|| and ||B v|| as in ``generalized_alpha.integrate_implicit``, on ``borrowed`` arguments.
-    Returns (status, steps, t)."""
-    sys, method, opts, q, v, a, lam, sample_times, q_samples, v_samples, lam_samples, w, stats = borrowed(
-        (sys, method, opts, q, v, a, lam, sample_times, q_samples, v_samples, lam_samples, w, stats))
+    """Fixed-step HHT from t0 to t_end (``run_fixed_steps``), in place; samples and the maxima of ||Phi||
+    and ||B v|| as in ``generalized_alpha.integrate_implicit``. Returns (status, steps, t)."""
     nv = v.shape[0]
-    history = np.zeros(nv)
-    R = np.zeros(nv)
-    total, last = step_plan(t0, t_end, h)
-    next_sample = record_due_samples(sample_times, 0, t0, h, q, v, lam, q_samples, v_samples, lam_samples)
-    steps = 0
-    t = t0
-    for n in range(total):
-        hn = h if n < total - 1 else last
-        if hn != h:
-            w.jacobian_valid[0] = False
-        status = hht_step(sys, method, opts, q, v, a, lam, t, hn, w, stats, history, R)
-        if status != OK:
-            return status, steps, t
-        steps += 1
-        stats[ga.ST_STEPS] += 1
-        t = step_end_time(t0, t_end, h, n, total)
-        ga.record_constraint_maxima(sys, v, w.band, w.Cb, w.C, w.phi, w.bv, stats)
-        next_sample = record_due_samples(sample_times, next_sample, t, h, q, v, lam, q_samples, v_samples,
-                                         lam_samples)
-    return OK, steps, t
+    problem = HHTProblem(sys, method, opts, w, stats, np.zeros(nv), np.zeros(nv))
+    return run_fixed_steps(problem, (q, v, a, lam), (q, v, lam), (sample_times, q_samples, v_samples, lam_samples),
+                           t0, t_end, h)
 
 
 HHT_DEFAULTS: dict[str, Any] = {
@@ -398,19 +407,18 @@ def run_hht(system, integrator: HHTIntegrator, q0, v0, options, h, t_end, sample
         ok = consistent_accelerations(system, q, v, 0.0, a, lam)
         return q, v, a, lam, ok
 
-    q, v, a, lam, _ = fresh_state()
-    integrate_hht(system, method, opts, q, v, a, lam, 0.0, h, h, np.zeros(0), q_samples[:0], v_samples[:0],
-                  lam_samples[:0], ga.make_workspace(nq, nv, nc, n_bodies), np.zeros(ga.N_STATISTICS))
-    workspace = ga.make_workspace(nq, nv, nc, n_bodies)
-    stats = np.zeros(ga.N_STATISTICS)
-    start = time.process_time()
-    q, v, a, lam, ok = fresh_state()
-    if not ok:
-        return Integration(SINGULAR_MATRIX, 0, 0.0, time.process_time() - start, q, v, lam, q_samples,
-                           v_samples, lam_samples)
-    code, steps, t_reached = integrate_hht(system, method, opts, q, v, a, lam, 0.0, t_end, h, sample_times,
-                                           q_samples, v_samples, lam_samples, workspace, stats)
-    cpu = time.process_time() - start
+    def run(inputs, t_stop, warm_up):
+        workspace, stats = inputs
+        q, v, a, lam, ok = fresh_state()
+        if not ok:
+            return SINGULAR_MATRIX, 0, 0.0, q, v, lam
+        times, qs, vs, ls = sampling(warm_up, sample_times, q_samples, v_samples, lam_samples)
+        code, steps, t_reached = integrate_hht(system, method, opts, q, v, a, lam, 0.0, t_stop, h, times, qs, vs, ls,
+                                               workspace, stats)
+        return code, steps, t_reached, q, v, lam
+
+    (workspace, stats), (code, steps, t_reached, q, v, lam), cpu = timed_run(
+        lambda: (ga.make_workspace(nq, nv, nc, n_bodies), np.zeros(ga.N_STATISTICS)), run, h, t_end)
     done = max(int(stats[ga.ST_STEPS]), 1)
     statistics = {
         "newton_iterations": int(stats[ga.ST_NEWTON]),

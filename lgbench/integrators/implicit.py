@@ -2,16 +2,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-import time
 from typing import Any
 
 import numpy as np
 
 from lgbench.exceptions import InputError
 from lgbench.integrators import generalized_alpha as ga
-from lgbench.integrators.interface import Integration
-from lgbench.integrators.newton import newton_options, NewtonOptions
-from lgbench.integrators.second_order_method import generalized_alpha, SecondOrderMethod
+from lgbench.integrators.interface import Integration, sampling, timed_run
+from lgbench.integrators.newton import NewtonOptions, newton_options
+from lgbench.integrators.second_order_method import SecondOrderMethod, generalized_alpha
 from lgbench.integrators.starting_values import consistent_accelerations, corrected_starting_values
 from lgbench.mbs.codes import SINGULAR_MATRIX
 from lgbench.mbs.formulations import IMPLICIT_FORMULATIONS
@@ -145,21 +144,18 @@ def run_implicit(system, integrator: ImplicitIntegrator, q0, v0, options, h, t_e
                                               merged["starting_step_fraction"], index == 3)
         return q, v, vd, a_alg, lam, ok
 
-    q, v, vd, a_alg, lam, _ = fresh_state()
-    ga.integrate_implicit(system, method, opts, q, v, vd, a_alg, lam, 0.0, h, h, np.zeros(0),
-                          q_samples[:0], v_samples[:0], lam_samples[:0],
-                          workspace(), np.zeros(ga.N_STATISTICS))
-    work = workspace()
-    stats = np.zeros(ga.N_STATISTICS)
-    start = time.process_time()
-    q, v, vd, a_alg, lam, ok = fresh_state()
-    if not ok:
-        return Integration(SINGULAR_MATRIX, 0, 0.0, time.process_time() - start, q, v, lam, q_samples,
-                           v_samples, lam_samples)
-    code, steps, t_reached = ga.integrate_implicit(system, method, opts, q, v, vd, a_alg, lam, 0.0, t_end,
-                                                   h, sample_times, q_samples, v_samples, lam_samples,
-                                                   work, stats)
-    cpu = time.process_time() - start
+    def run(inputs, t_stop, warm_up):
+        work, stats = inputs
+        q, v, vd, a_alg, lam, ok = fresh_state()
+        if not ok:
+            return SINGULAR_MATRIX, 0, 0.0, q, v, lam
+        times, qs, vs, ls = sampling(warm_up, sample_times, q_samples, v_samples, lam_samples)
+        code, steps, t_reached = ga.integrate_implicit(system, method, opts, q, v, vd, a_alg, lam, 0.0, t_stop, h,
+                                                       times, qs, vs, ls, work, stats)
+        return code, steps, t_reached, q, v, lam
+
+    (work, stats), (code, steps, t_reached, q, v, lam), cpu = timed_run(
+        lambda: (workspace(), np.zeros(ga.N_STATISTICS)), run, h, t_end)
     done = max(int(stats[ga.ST_STEPS]), 1)
     statistics = {
         "newton_iterations": int(stats[ga.ST_NEWTON]),

@@ -20,30 +20,27 @@ step costs s saddle-point solves, like an unconstrained RK step costs s force ev
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-import numpy as np
 from numba import njit
+import numpy as np
 
 from lgbench.exceptions import InputError
-from lgbench.integrators.interface import Integration
-from lgbench.integrators.stepping import record_due_samples, step_end_time, step_plan
-from lgbench.integrators.tableaus import ButcherTableau, TABLEAUS
+from lgbench.integrators.fixed_step import fixed_step_method, run_fixed_steps
+from lgbench.integrators.interface import Integration, sampling, timed_run
+from lgbench.integrators.tableaus import TABLEAUS, ButcherTableau
 from lgbench.lie.dexpinv import dexpinv_so3_series
 from lgbench.lie.so3 import tangent_operator_inverse_so3
-from lgbench.mbs.borrowed import borrowed
 from lgbench.mbs.codes import DIVERGED, OK, PROJECTION_FAILED, RV, SINGULAR_MATRIX
 from lgbench.mbs.coordinate_update import update_coordinates
 from lgbench.mbs.dense import all_finite, mat3_vec
 from lgbench.mbs.index1 import (
-    constraint_norm, index1_accelerations, make_saddle_point_workspace, project_positions, project_velocities,
-    velocity_constraint_norm,
+    SaddlePointWorkspace, constraint_norm, index1_accelerations, make_saddle_point_workspace, project_positions,
+    project_velocities, velocity_constraint_norm,
 )
 from lgbench.mbs.pose import _rot_start
-from lgbench.mbs.system import B_FORM
-
+from lgbench.mbs.system import B_FORM, SystemArrays
 
 
 class ProjectionOptions(NamedTuple):
@@ -133,52 +130,62 @@ def index1_rk_step(sys, A, B, C, opts, q, v, a, lam, t, h, Ks, ks, u, qs, vs, la
     return OK
 
 
+class Index1Problem(NamedTuple):
+    """What a step of RKMK with projection reads: system, tableau, settings, saddle-point workspace,
+    statistics and the stage scratch arrays."""
+
+    sys: SystemArrays
+    A: np.ndarray
+    B: np.ndarray
+    C: np.ndarray
+    opts: ProjectionOptions
+    w: SaddlePointWorkspace
+    stats: np.ndarray
+    scratch: tuple         # (Ks, ks, u, qs, vs, lambda of a stage) of ``index1_rk_step``
+
+
+@fixed_step_method(Index1Problem)
+@njit(inline="always")
+def index1_fixed_step(problem, state, t, h, h_nominal):
+    """``index1_rk_step`` on the state (q, v, a, lambda); the maxima of ||Phi|| and ||B v|| over the
+    projected states."""
+    q, v, a, lam = state
+    Ks, ks, u, qs, vs, lam_stage = problem.scratch
+    sys, w, stats = problem.sys, problem.w, problem.stats
+    status = index1_rk_step(sys, problem.A, problem.B, problem.C, problem.opts, q, v, a, lam, t, h, Ks, ks, u, qs,
+                            vs, lam_stage, w, stats)
+    if status == OK:
+        stats[ST_STEPS] += 1
+        stats[ST_MAX_PHI] = max(stats[ST_MAX_PHI], constraint_norm(sys, q, w))
+        stats[ST_MAX_BV] = max(stats[ST_MAX_BV], velocity_constraint_norm(sys, q, v, w))
+    return status
+
+
 @njit(cache=True)
 def integrate_index1_rk(sys, A, B, C, opts, q, v, t0, t_end, h, sample_times, q_samples, v_samples,
                         lam_samples, w, stats):
-    """Fixed-step run from consistent accelerations at t0 to t_end (last step shortened if needed).
+    """Fixed-step run (``run_fixed_steps``) from consistent accelerations at t0 to t_end.
 
     Records (q, v, lambda) at the first step boundary at or after each sample time and the maxima of
     ||Phi|| and ||B v|| over all states (after projection) in ``stats``. Returns (status, steps, t,
-    lambda at t). The arguments, which the caller owns for the call, are ``borrowed`` for the loop.
+    lambda at t).
     """
-    sys, A, B, C, opts, q, v, sample_times, q_samples, v_samples, lam_samples, w, stats = borrowed(
-        (sys, A, B, C, opts, q, v, sample_times, q_samples, v_samples, lam_samples, w, stats))
     s = B.shape[0]
     nq = q.shape[0]
     nv = v.shape[0]
     nc = w.phi.shape[0]
-    Ks = np.zeros((s, nq))
-    ks = np.zeros((s, nv))
-    u = np.zeros(nq)
-    qs = np.zeros(nq)
-    vs = np.zeros(nv)
     a = np.zeros(nv)
     lam = np.zeros(nc)
-    lam_stage = np.zeros(nc)
     if not index1_accelerations(sys, q, v, t0, w, a, lam):
         return SINGULAR_MATRIX, 0, t0, lam
     stats[ST_SOLVES] += 1
     stats[ST_MAX_PHI] = max(stats[ST_MAX_PHI], constraint_norm(sys, q, w))
     stats[ST_MAX_BV] = max(stats[ST_MAX_BV], velocity_constraint_norm(sys, q, v, w))
-    total, last = step_plan(t0, t_end, h)
-    next_sample = record_due_samples(sample_times, 0, t0, h, q, v, lam, q_samples, v_samples, lam_samples)
-    steps = 0
-    t = t0
-    for n in range(total):
-        hn = h if n < total - 1 else last
-        status = index1_rk_step(sys, A, B, C, opts, q, v, a, lam, t, hn, Ks, ks, u, qs, vs, lam_stage, w,
-                                stats)
-        if status != OK:
-            return status, steps, t, lam
-        steps += 1
-        stats[ST_STEPS] += 1
-        t = step_end_time(t0, t_end, h, n, total)
-        stats[ST_MAX_PHI] = max(stats[ST_MAX_PHI], constraint_norm(sys, q, w))
-        stats[ST_MAX_BV] = max(stats[ST_MAX_BV], velocity_constraint_norm(sys, q, v, w))
-        next_sample = record_due_samples(sample_times, next_sample, t, h, q, v, lam, q_samples, v_samples,
-                                         lam_samples)
-    return OK, steps, t, lam
+    scratch = (np.zeros((s, nq)), np.zeros((s, nv)), np.zeros(nq), np.zeros(nq), np.zeros(nv), np.zeros(nc))
+    problem = Index1Problem(sys, A, B, C, opts, w, stats, scratch)
+    status, steps, t = run_fixed_steps(problem, (q, v, a, lam), (q, v, lam),
+                                       (sample_times, q_samples, v_samples, lam_samples), t0, t_end, h)
+    return status, steps, t, lam
 
 
 INDEX1_DEFAULTS: dict[str, Any] = {
@@ -256,19 +263,19 @@ class Index1RungeKutta:
         q_samples = np.zeros((ns, nq))
         v_samples = np.zeros((ns, nv))
         lam_samples = np.zeros((ns, nc))
-        integrate_index1_rk(system, tab.A, tab.B, tab.C, opts, q0.copy(), v0.copy(), 0.0, h, h, np.zeros(0),
-                            q_samples[:0], v_samples[:0], lam_samples[:0],
-                            make_saddle_point_workspace(nq, nv, nc, n_bodies, system, merged["linear_algebra"]),
-                            np.zeros(N_STATISTICS))
-        workspace = make_saddle_point_workspace(nq, nv, nc, n_bodies, system, merged["linear_algebra"])
-        stats = np.zeros(N_STATISTICS)
-        q = q0.copy()
-        v = v0.copy()
-        start = time.process_time()
-        code, steps, t_reached, lam = integrate_index1_rk(system, tab.A, tab.B, tab.C, opts, q, v, 0.0, t_end,
-                                                          h, sample_times, q_samples, v_samples, lam_samples,
-                                                          workspace, stats)
-        cpu = time.process_time() - start
+
+        def prepare():
+            return (q0.copy(), v0.copy(), make_saddle_point_workspace(nq, nv, nc, n_bodies, system,
+                                                                      merged["linear_algebra"]),
+                    np.zeros(N_STATISTICS))
+
+        def run(inputs, t_stop, warm_up):
+            q, v, workspace, stats = inputs
+            times, qs, vs, ls = sampling(warm_up, sample_times, q_samples, v_samples, lam_samples)
+            return integrate_index1_rk(system, tab.A, tab.B, tab.C, opts, q, v, 0.0, t_stop, h, times, qs, vs, ls,
+                                       workspace, stats)
+
+        (q, v, _, stats), (code, steps, t_reached, lam), cpu = timed_run(prepare, run, h, t_end)
         done = max(int(stats[ST_STEPS]), 1)
         statistics = {
             "max_constraint_residual": stats[ST_MAX_PHI],

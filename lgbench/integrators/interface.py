@@ -13,10 +13,13 @@ Numerical failure is a status code in ``Integration.code``, never an exception.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+import time
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
+
 
 @dataclass
 class Integration:
@@ -46,3 +49,31 @@ class Integrator(Protocol):
 
     def integrate(self, system, q0: np.ndarray, v0: np.ndarray, options: dict[str, Any], h: float,
                   t_end: float, sample_times: np.ndarray) -> Integration: ...
+
+
+def sampling(warm_up: bool, sample_times: np.ndarray, *sample_arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+    """(sample times, sample arrays) of a run: none for the warm-up run of ``timed_run``."""
+    if warm_up:
+        return (np.zeros(0), *(a[:0] for a in sample_arrays))
+    return (sample_times, *sample_arrays)
+
+
+Inputs = TypeVar("Inputs")
+Result = TypeVar("Result")
+
+
+def timed_run(prepare: Callable[[], Inputs], run: Callable[[Inputs, float, bool], Result], h: float,
+              t_end: float) -> tuple[Inputs, Result, float]:
+    """The timing rule of every integrator family (DESIGN.md, "Speed is part of correctness").
+
+    ``prepare()`` makes what the timed region does not measure (copies of the initial state,
+    workspaces, statistics arrays); ``run(inputs, t_end, warm_up)`` is the algorithm from t = 0,
+    including its own start (consistent accelerations, corrected starting values). A warm-up run of
+    one step h on throw-away inputs compiles every kernel of the run first, so compilation never
+    enters the measured process time. Returns (inputs, result, process seconds of the timed run).
+    """
+    run(prepare(), h, True)
+    inputs = prepare()
+    start = time.process_time()
+    result = run(inputs, t_end, False)
+    return inputs, result, time.process_time() - start

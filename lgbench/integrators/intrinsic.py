@@ -22,23 +22,22 @@ velocity correction satisfies ||dV|| <= newton_rtol (1 + ||V||).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-import time
-from typing import Any
+from typing import Any, NamedTuple
 
-import numpy as np
 from numba import njit
+import numpy as np
 
 from lgbench.exceptions import InputError
-from lgbench.integrators.interface import Integration
+from lgbench.integrators.fixed_step import fixed_step_method, run_fixed_steps
+from lgbench.integrators.interface import Integration, sampling, timed_run
 from lgbench.integrators.second_order_method import generalized_alpha
-from lgbench.integrators.stepping import record_due_samples, step_end_time, step_plan
 from lgbench.lie.so3 import exp_so3, hat, log_so3
-from lgbench.lie.vectorial import motion_increment, PARAMETERISATIONS
+from lgbench.lie.vectorial import PARAMETERISATIONS, motion_increment
 from lgbench.mbs.codes import DIVERGED, FREE, NEWTON_FAILED, OK, SINGULAR_MATRIX
 from lgbench.mbs.dense import all_finite, cross, lu_factor, lu_solve, mat3_vec, mat3t_vec
 from lgbench.mbs.formulations import FORMULATION_CODES
 from lgbench.mbs.loads import applied_loads
-from lgbench.mbs.system import B_FORM, B_INERTIA, B_KIND, B_MASS, B_QSTART, B_VSTART
+from lgbench.mbs.system import B_FORM, B_INERTIA, B_KIND, B_MASS, B_QSTART, B_VSTART, SystemArrays
 
 ENERGY_MOMENTUM = 0
 ENERGY_DECAYING = 1
@@ -307,13 +306,57 @@ def generalized_alpha_step(sys, kind, rtol, max_it, coefficients, Xi, Ri, Vi, Vd
     return NEWTON_FAILED, max_it
 
 
+class IntrinsicProblem(NamedTuple):
+    """What a step of an intrinsic scheme reads: system, scheme and parameterisation codes, Newton
+    settings, generalized-alpha coefficients, workspace and statistics."""
+
+    sys: SystemArrays
+    scheme: int
+    kind: int
+    rtol: float
+    max_iterations: int
+    coefficients: tuple    # (alpha_m, alpha_f, beta, gamma) of the intrinsic generalized-alpha scheme
+    w: tuple               # (Xm, Rm, loads, q, v, force, torque) work arrays
+    stats: np.ndarray
+
+
+@fixed_step_method(IntrinsicProblem)
+@njit(inline="always")
+def intrinsic_fixed_step(problem, state, t, h, h_nominal):
+    """One step of the scheme on the motion state (X, R, V, V', a) at t, then the coordinates (q, v)."""
+    Xi, Ri, Vi, Vdi, ai, Xf, Rf, Vf, Vj, Vdf, af, q, v = state
+    sys, kind, rtol, max_it, w, stats = problem.sys, problem.kind, problem.rtol, problem.max_iterations, problem.w, \
+        problem.stats
+    Vf[:, :] = Vi
+    if problem.scheme == ENERGY_MOMENTUM:
+        status, it = energy_momentum_step(sys, kind, rtol, max_it, Xi, Ri, Vi, t, h, Xf, Rf, Vf, w, stats)
+    elif problem.scheme == ENERGY_DECAYING:
+        Vj[:, :] = Vi
+        status, it = energy_decaying_step(sys, kind, rtol, max_it, Xi, Ri, Vi, t, h, Xf, Rf, Vf, Vj, w, stats)
+    else:
+        Vdf[:, :] = Vdi
+        status, it = generalized_alpha_step(sys, kind, rtol, max_it, problem.coefficients, Xi, Ri, Vi, Vdi, ai, t, h,
+                                            Xf, Rf, Vf, Vdf, af, w, stats)
+    stats[ST_MAX_ITERATIONS] = max(stats[ST_MAX_ITERATIONS], it)
+    if status != OK:
+        return status
+    if not (all_finite(Xf.ravel()) and all_finite(Rf.ravel())):
+        return DIVERGED
+    Xi[:, :] = Xf
+    Ri[:, :, :] = Rf
+    Vi[:, :] = Vf
+    Vdi[:, :] = Vdf
+    ai[:, :] = af
+    stats[ST_STEPS] += 1
+    to_coordinates(sys, Xi, Ri, Vi, q, v)
+    return OK
+
+
 @njit(cache=True)
 def integrate_intrinsic(sys, parameters, q, v, t0, t_end, h, sample_times, q_samples, v_samples, stats):
-    """Fixed-step intrinsic integration from t0 to t_end, (q, v) in place; returns (status, steps, t)."""
+    """Fixed-step intrinsic integration from t0 to t_end (``run_fixed_steps``), (q, v) in place; returns
+    (status, steps, t)."""
     scheme = int(parameters[P_SCHEME])
-    kind = int(parameters[P_KIND])
-    rtol = parameters[P_RTOL]
-    max_it = int(parameters[P_MAX_ITERATIONS])
     coefficients = (parameters[P_ALPHA_M], parameters[P_ALPHA_F], parameters[P_BETA], parameters[P_GAMMA])
     nb = sys.body_int.shape[0]
     Xi, Xf, Xm = np.zeros((nb, 3)), np.zeros((nb, 3)), np.zeros((nb, 3))
@@ -326,42 +369,12 @@ def integrate_intrinsic(sys, parameters, q, v, t0, t_end, h, sample_times, q_sam
     if scheme == GENERALIZED_ALPHA:
         initial_accelerations(sys, Xi, Ri, Vi, t0, w[3], w[4], w[5], w[6], w[2], Vdi)
         ai[:, :] = Vdi
-    total, last = step_plan(t0, t_end, h)
+    problem = IntrinsicProblem(sys, scheme, int(parameters[P_KIND]), parameters[P_RTOL],
+                               int(parameters[P_MAX_ITERATIONS]), coefficients, w, stats)
+    state = (Xi, Ri, Vi, Vdi, ai, Xf, Rf, Vf, Vj, Vdf, af, q, v)
     no_lam = np.zeros(0)
-    no_lam_samples = np.zeros((sample_times.shape[0], 0))
-    next_sample = record_due_samples(sample_times, 0, t0, h, q, v, no_lam, q_samples, v_samples, no_lam_samples)
-    t = t0
-    steps = 0
-    for n in range(total):
-        hn = h if n < total - 1 else last
-        Vf[:, :] = Vi
-        if scheme == ENERGY_MOMENTUM:
-            status, it = energy_momentum_step(sys, kind, rtol, max_it, Xi, Ri, Vi, t, hn, Xf, Rf, Vf, w, stats)
-        elif scheme == ENERGY_DECAYING:
-            Vj[:, :] = Vi
-            status, it = energy_decaying_step(sys, kind, rtol, max_it, Xi, Ri, Vi, t, hn, Xf, Rf, Vf, Vj, w,
-                                              stats)
-        else:
-            Vdf[:, :] = Vdi
-            status, it = generalized_alpha_step(sys, kind, rtol, max_it, coefficients, Xi, Ri, Vi, Vdi, ai, t,
-                                                hn, Xf, Rf, Vf, Vdf, af, w, stats)
-        stats[ST_MAX_ITERATIONS] = max(stats[ST_MAX_ITERATIONS], it)
-        if status != OK:
-            return status, steps, t
-        if not (all_finite(Xf.ravel()) and all_finite(Rf.ravel())):
-            return DIVERGED, steps, t
-        Xi[:, :] = Xf
-        Ri[:, :, :] = Rf
-        Vi[:, :] = Vf
-        Vdi[:, :] = Vdf
-        ai[:, :] = af
-        steps += 1
-        stats[ST_STEPS] = steps
-        t = step_end_time(t0, t_end, h, n, total)
-        to_coordinates(sys, Xi, Ri, Vi, q, v)
-        next_sample = record_due_samples(sample_times, next_sample, t, h, q, v, no_lam, q_samples, v_samples,
-                                         no_lam_samples)
-    return OK, steps, t
+    samples = (sample_times, q_samples, v_samples, np.zeros((sample_times.shape[0], 0)))
+    return run_fixed_steps(problem, state, (q, v, no_lam), samples, t0, t_end, h)
 
 
 SCHEMES = {"energy-momentum": ENERGY_MOMENTUM, "energy-decaying": ENERGY_DECAYING,
@@ -426,15 +439,13 @@ class IntrinsicIntegrator:
         ns = sample_times.shape[0]
         q_samples = np.zeros((ns, q0.shape[0]))
         v_samples = np.zeros((ns, v0.shape[0]))
-        integrate_intrinsic(system, parameters, q0.copy(), v0.copy(), 0.0, h, h, np.zeros(0), q_samples[:0],
-                            v_samples[:0], np.zeros(N_STATISTICS))
-        q = q0.copy()
-        v = v0.copy()
-        stats = np.zeros(N_STATISTICS)
-        start = time.process_time()
-        code, steps, t_reached = integrate_intrinsic(system, parameters, q, v, 0.0, t_end, h, sample_times,
-                                                     q_samples, v_samples, stats)
-        cpu = time.process_time() - start
+        def run(inputs, t_stop, warm_up):
+            times, qs, vs = sampling(warm_up, sample_times, q_samples, v_samples)
+            q, v, stats = inputs
+            return integrate_intrinsic(system, parameters, q, v, 0.0, t_stop, h, times, qs, vs, stats)
+
+        (q, v, stats), (code, steps, t_reached), cpu = timed_run(
+            lambda: (q0.copy(), v0.copy(), np.zeros(N_STATISTICS)), run, h, t_end)
         statistics = {
             "newton_iterations": int(stats[ST_NEWTON]),
             "newton_per_step": stats[ST_NEWTON] / steps if steps else float("nan"),

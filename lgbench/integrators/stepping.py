@@ -1,6 +1,6 @@
 """Fixed-step bookkeeping shared by the explicit and implicit loops: step count and sampling rule."""
-import numpy as np
 from numba import njit
+import numpy as np
 
 # a sample time within this fraction of a step after a step boundary is taken at that boundary
 SAMPLE_TOLERANCE = 1e-6

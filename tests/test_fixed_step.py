@@ -1,0 +1,97 @@
+"""The one fixed-step loop (lgbench/integrators/fixed_step.py): every family runs through it, a new family
+plugs in by registering its step, and a loop specialised on a registered step stays in numba's disk cache."""
+import subprocess
+import sys
+import textwrap
+from typing import NamedTuple
+
+from numba import njit
+import numpy as np
+
+import lgbench.integrators  # noqa: F401  (registers every family)
+from lgbench.integrators.fixed_step import FIXED_STEP_METHODS, fixed_step_method, run_fixed_steps
+from lgbench.mbs.codes import OK
+
+FAMILIES = {"ExplicitProblem", "GeneralizedAlphaProblem", "HHTProblem", "Index1Problem", "IntrinsicProblem"}
+
+
+def test_every_fixed_step_family_runs_through_the_one_loop():
+    assert {cls.__name__ for cls in FIXED_STEP_METHODS} >= FAMILIES
+
+
+class EulerProblem(NamedTuple):
+    rate: float
+    shortened: np.ndarray   # counts the steps shorter than the nominal step
+
+
+@fixed_step_method(EulerProblem)
+@njit(inline="always")
+def euler_step(problem, state, t, h, h_nominal):
+    (x,) = state
+    x[0] += h * problem.rate * x[0]
+    if h != h_nominal:
+        problem.shortened[0] += 1
+    return OK
+
+
+@njit
+def integrate_euler(problem, x, sample_times, samples, t_end, h):
+    empty = np.zeros(0)
+    return run_fixed_steps(problem, (x,), (x, empty, empty),
+                           (sample_times, samples, np.zeros((samples.shape[0], 0)), np.zeros((samples.shape[0], 0))),
+                           0.0, t_end, h)
+
+
+def test_a_registered_step_ends_exactly_at_t_end_and_sees_the_shortened_last_step():
+    problem = EulerProblem(-1.0, np.zeros(1))
+    x = np.array([1.0])
+    samples = np.zeros((3, 1))
+    status, steps, t = integrate_euler(problem, x, np.array([0.0, 0.5, 1.05]), samples, 1.05, 0.1)
+    assert (status, steps, t) == (OK, 11, 1.05)
+    assert problem.shortened[0] == 1
+    expected = 1.0
+    for h in [0.1] * 10 + [1.05 - 10 * 0.1]:
+        expected += h * -1.0 * expected
+    assert x[0] == expected
+    assert samples[0, 0] == 1.0 and abs(samples[1, 0] - 0.9 ** 5) < 1e-14 and samples[2, 0] == x[0]
+
+
+PLUGIN = textwrap.dedent('''
+    from typing import NamedTuple
+    import numpy as np
+    from numba import njit
+    from lgbench.integrators.fixed_step import fixed_step_method, run_fixed_steps
+
+    class DecayProblem(NamedTuple):
+        rate: float
+        work: tuple
+
+    @fixed_step_method(DecayProblem)
+    @njit(inline="always", cache=True)
+    def decay_step(problem, state, t, h, h_nominal):
+        x, v = state
+        x[0] += h * problem.rate * x[0] * problem.work[0][0]
+        return 0
+
+    @njit(cache=True)
+    def integrate_decay(problem, x, t_end, h):
+        empty = np.zeros(0)
+        none = np.zeros((0, 0))
+        return run_fixed_steps(problem, (x, empty), (x, empty, empty), (empty, none, none, none), 0.0, t_end, h)
+
+    if __name__ == "__main__":
+        x = np.ones(1)
+        integrate_decay(DecayProblem(-1.0, (np.ones(2), np.ones((2, 2)))), x, 1.0, 0.1)
+        print(sum(integrate_decay.stats.cache_hits.values()))
+''')
+
+
+def test_a_loop_specialised_on_a_registered_step_is_cached_on_disk(tmp_path):
+    """The reason for the registry: a loop that received its step as a function argument could not be cached."""
+    (tmp_path / "decay_plugin.py").write_text(PLUGIN)
+    env = {"NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": ":".join([str(tmp_path), *sys.path]),
+           "PATH": "/usr/bin:/bin"}
+    runs = [subprocess.run([sys.executable, "-W", "error::numba.NumbaWarning", str(tmp_path / "decay_plugin.py")],
+                           capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300) for _ in range(2)]
+    assert all(run.returncode == 0 for run in runs), runs[-1].stderr[-2000:]
+    assert [run.stdout.strip() for run in runs] == ["0", "1"]
