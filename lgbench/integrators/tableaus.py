@@ -2,6 +2,10 @@
 
 The same tableau drives the classical RK step (paper 000 Alg. 2) and the RKMK step (Alg. 3);
 which one runs is decided per node by its formulation, not by the tableau.
+
+A tableau checks itself when it is defined (``ButcherTableau.__post_init__``): shapes, explicitness,
+the row sums c = A 1 and the rooted-tree order conditions of its ``order`` (weights B) and
+``embedded_order`` (weights E), see ``lgbench.integrators.order_conditions``.
 """
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from lgbench.exceptions import InputError
+from lgbench.integrators.order_conditions import check_order_conditions
 from lgbench.mbs.formulations import EXPLICIT_FORMULATIONS
 
 
@@ -26,6 +31,41 @@ class ButcherTableau:
     embedded_order: int | None = None
     kind: str = "explicit"
     formulations: tuple[str, ...] = EXPLICIT_FORMULATIONS
+
+    def __post_init__(self):
+        """Raise ``InputError`` naming the tableau and its first inconsistency or violated order condition."""
+        problem = self._structure_problem()
+        if problem is None:
+            for weights, order, label in ((self.B, self.order, "B"), (self.E, self.embedded_order, "E")):
+                if weights is not None:
+                    violations = check_order_conditions(self.A, weights, self.C, order)
+                    if violations:
+                        problem = f"weights {label} do not have order {order}: {violations[0]}"
+                        break
+        if problem is not None:
+            raise InputError(f"Butcher tableau '{self.name}': {problem}", field="tableau")
+
+    def _structure_problem(self) -> str | None:
+        """Shapes (A s x s; B, C, E of length s), orders, explicitness (A strictly lower triangular)."""
+        s = np.shape(self.B)[0] if np.ndim(self.B) == 1 else 0
+        if s == 0:
+            return f"B must be a non-empty vector, got shape {np.shape(self.B)}"
+        if np.shape(self.A) != (s, s):
+            return f"A must be {s} x {s} (s = len(B)), got shape {np.shape(self.A)}"
+        if np.shape(self.C) != (s,):
+            return f"C must have length {s}, got shape {np.shape(self.C)}"
+        if (self.E is None) != (self.embedded_order is None):
+            return "embedded weights E and embedded_order go together"
+        if self.E is not None and np.shape(self.E) != (s,):
+            return f"E must have length {s}, got shape {np.shape(self.E)}"
+        for label, order in (("order", self.order), ("embedded_order", self.embedded_order)):
+            if order is not None and (isinstance(order, bool) or not isinstance(order, int) or order < 1):
+                return f"{label} must be a positive integer, got {order!r}"
+        if self.kind == "explicit" and np.any(np.triu(self.A) != 0.0):
+            return "an explicit tableau needs A strictly lower triangular"
+        if not all(np.all(np.isfinite(x)) for x in (self.A, self.B, self.C) + (() if self.E is None else (self.E,))):
+            return "coefficients must be finite"
+        return None
 
     @property
     def stages(self) -> int:

@@ -32,6 +32,10 @@ class Model:
     builder: Callable[[str, dict[str, Any]], BuiltModel]
     sources: str = ""
     exact: Callable[[dict[str, Any], np.ndarray], np.ndarray] | None = None   # (params, times) -> outputs
+    conservative: bool = False
+    """True when every load is conservative (gravity, springs, ideal joints; no damping, drives, controllers
+    or prescribed loads): the total energy, the sum of the outputs named ``energy`` or ``energy_*``, is then
+    constant along the exact motion."""
 
     def parameters(self, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
         """The defaults with ``overrides`` applied; unknown keys are an InputError."""

@@ -94,5 +94,6 @@ MODEL = Model(
     outputs=list(OUTPUTS),
     output_groups={"tip": ["tip_x", "tip_y", "tip_z"]},
     builder=build,
+    conservative=True,
     sources="lgbench scaling benchmark (no published reference); box-link inertia m/12 (L^2 + a^2)",
 )

@@ -80,5 +80,6 @@ MODEL = Model(
     output_groups={"com": ["com_x", "com_y", "com_z"], "vcom": ["vcom_x", "vcom_y", "vcom_z"],
                    "omega": ["omega_x", "omega_y", "omega_z"]},
     builder=build,
+    conservative=True,
     sources="paper 000 Table 3",
 )

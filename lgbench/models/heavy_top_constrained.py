@@ -87,5 +87,6 @@ MODEL = Model(
                    "q": ["com_x", "com_y", "com_z", *ROTATION],
                    "v": ["omega_x", "omega_y", "omega_z", "vcom_x", "vcom_y", "vcom_z"]},
     builder=build,
+    conservative=True,
     sources="paper 000 Table 3; paper 002 Sect. 2.4 (same data, constraint X - R^T x = 0)",
 )

@@ -102,6 +102,7 @@ MODEL = Model(
     output_groups={"u": ["u_x", "u_y", "u_z"], "R": R_NAMES,
                    "angular_momentum": ["angular_momentum_x", "angular_momentum_y", "angular_momentum_z"]},
     builder=build,
+    conservative=False,
     sources="paper 003 Sect. 5",
     exact=exact,
 )

@@ -97,5 +97,6 @@ MODEL = Model(
     outputs=list(OUTPUTS),
     output_groups={},
     builder=build,
+    conservative=True,
     sources="paper 002 Example 3.2",
 )

@@ -264,6 +264,7 @@ MODEL = Model(
     outputs=list(OUTPUTS),
     output_groups={"phi": list(PHI), "ee": ["ee_x", "ee_y", "ee_z"]},
     builder=build,
+    conservative=False,
     sources="Corke's Robotics Toolbox Puma560 (standard DH, Corke & Armstrong-Helouvry 1994; motor data "
             "dropped); paper 000 eq. (45), Tables 9 and 10",
 )

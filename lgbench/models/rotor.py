@@ -197,5 +197,6 @@ MODEL = Model(
     output_groups={"p1": ["p1_x", "p1_y", "p1_z"], "com": ["com_x", "com_y", "com_z"],
                    "omega": ["omega_x", "omega_y", "omega_z"]},
     builder=build,
+    conservative=False,
     sources="paper 000 Table 6, eq. (44); mass from the steel disk behind Table 6 (STUDIES.md)",
 )

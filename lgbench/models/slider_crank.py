@@ -118,5 +118,6 @@ MODEL = Model(
     outputs=list(OUTPUTS),
     output_groups={},
     builder=build,
+    conservative=True,
     sources="paper 000 Table 8; universal-joint axes from ../shared/STUDIES.md",
 )

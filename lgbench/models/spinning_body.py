@@ -92,6 +92,7 @@ MODEL = Model(
     outputs=list(OUTPUTS),
     output_groups={"omega": ["omega_x"]},
     builder=build,
+    conservative=False,
     sources="paper 004 Sect. 3 (problem and exact solution); numbers chosen by lgbench (docstring)",
     exact=exact,
 )

@@ -156,5 +156,6 @@ MODEL = Model(
     outputs=list(OUTPUTS),
     output_groups={"pistons": [f"piston_{k + 1}" for k in range(N_CYLINDERS)]},
     builder=build,
+    conservative=False,
     sources="structure from paper 004 Sect. 10.2; geometry, masses and torque chosen by lgbench (docstring)",
 )
