@@ -113,8 +113,6 @@ def error_table(runs, errors, quantity: str, measure: str):
     ``runs`` and ``errors`` are the DataFrames of runs.csv and errors.csv. Runs without an error
     value (failed, or not yet done) are NaN cells. Methods keep their order of appearance.
     """
-    import pandas as pd
-
     runs = runs.drop_duplicates("run_id", keep="last")
     selected = errors[(errors["quantity"] == quantity) & (errors["measure"] == measure)]
     selected = selected.drop_duplicates("run_id", keep="last")[["run_id", "value"]]
