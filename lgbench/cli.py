@@ -60,8 +60,8 @@ def run(study_file: Annotated[Path, typer.Argument(metavar="STUDY.yaml", help="S
                                               "also on a terminal.")] = False):
     """Run a study: every grid run not yet in the result folder, then print the error table."""
     from lgbench.cli_progress import ProgressDisplay
+    from lgbench.analysis.convergence import with_variants
     from lgbench.runner.execute import execute_study
-    from lgbench.runner.convergence import with_variants
     from lgbench.runner.executors import Limits
     from lgbench.runner.grid import labelled_specs, run_id
     from lgbench.runner.study import load_study
@@ -100,8 +100,8 @@ def run(study_file: Annotated[Path, typer.Argument(metavar="STUDY.yaml", help="S
 
 def _newton_report(runs) -> str:
     """Average Newton iterations per step by h (rows) and method (columns), paper 000 Tables 4, 5, 7."""
-    from lgbench.runner.convergence import implicit_runs, method_label
-    from lgbench.runner.grid import format_step
+    from lgbench.analysis.convergence import format_step, method_label
+    from lgbench.analysis.kinds import implicit_runs
 
     runs = implicit_runs(runs)
     runs = runs.assign(method=[method_label(f, i) for f, i in zip(runs["formulation"], runs["integrator"])])
@@ -120,8 +120,7 @@ def _newton_report(runs) -> str:
 
 def _error_report(runs, errors, quantity: str, measure: str) -> str:
     """Error by h (rows) x method (columns), then the fitted order per method."""
-    from lgbench.runner.convergence import error_table, fitted_orders
-    from lgbench.runner.grid import format_step
+    from lgbench.analysis.convergence import error_table, fitted_orders, format_step
 
     if errors.empty:
         return f"{quantity} ({measure}): no errors recorded"
@@ -160,8 +159,8 @@ def check(results_dir: Annotated[Path, typer.Argument(metavar="RESULTS_DIR", hel
           profile: Annotated[str | None, typer.Option(help="Profile of --study.")] = None,
           junit: Annotated[Path | None, typer.Option(help="Also write the verdicts as JUnit XML here.")] = None):
     """Compare a result folder with its study's expectations; exit 1 on any regression."""
+    from lgbench.analysis.expectations import check as check_expectations
     from lgbench.runner.execute import STUDY_COPY
-    from lgbench.runner.expectations import check as check_expectations
     from lgbench.runner.study import load_study
     from lgbench.store import ResultStore, read_frame
 
@@ -308,7 +307,7 @@ def reproduce(study_files: Annotated[list[Path], typer.Argument(metavar="STUDY.y
     print the wall time per study and in total (resumable: finished runs are kept)."""
     import time
 
-    from lgbench.runner.campaign import run_campaign, write_report_index, write_summary
+    from lgbench.campaign import run_campaign, write_report_index, write_summary
     from lgbench.runner.study import load_study
 
     if jobs < 1:
@@ -356,8 +355,9 @@ def report(results_dirs: Annotated[list[Path], typer.Argument(metavar="RESULTS_D
     """Write RESULTS_DIR/report.md and a self-contained RESULTS_DIR/report.html (orders, errors, Newton
     iterations, failures, expectations, published numbers, figures) for each result folder."""
     from lgbench.report import ResultFolder, write_index, write_report
+    from lgbench.runner.study_copy import read_study_copy
 
-    folders = [ResultFolder(directory) for directory in results_dirs]
+    folders = [ResultFolder(directory, read_study_copy(directory)) for directory in results_dirs]
     summaries = []
     for folder in folders:
         written, summary = write_report(folder)

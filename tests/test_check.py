@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from lgbench import integrators
 from lgbench.cli import app
-from lgbench.runner.expectations import check
+from lgbench.analysis.expectations import check
 from lgbench.runner.study import load_study
 
 STUDY = {

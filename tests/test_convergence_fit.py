@@ -6,7 +6,7 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lgbench.runner.convergence import error_table, fit_order, fitted_orders
+from lgbench.analysis.convergence import error_table, fit_order, fitted_orders
 
 
 def test_fit_recovers_order_four_above_the_round_off_floor():

@@ -3,7 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from lgbench.runner.grid import as_items, expand, format_step, reference_spec, run_id
+from lgbench.analysis.convergence import format_step
+from lgbench.runner.grid import as_items, expand, reference_spec, run_id
 from lgbench.runner.single_run import RunSpec
 from lgbench.runner.study import Study, load_study
 

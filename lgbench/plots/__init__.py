@@ -1,4 +1,4 @@
-"""Figures (layer 6), drawn from result CSV files only."""
+"""Figures (layer 7), drawn from result CSV files only, through the analysis and the store."""
 from lgbench.plots.figures import KINDS, draw_figures
 from lgbench.plots.style import FORMATS
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from lgbench.analysis.convergence import OrderFit, fitted_orders, method_label
 from lgbench.plots.style import Styles, finish, log_axes, mark_failures, slope_triangle
-from lgbench.runner.convergence import OrderFit, fitted_orders, method_label
 
 NO_RESULT = "no successful run"
 MAX_TRIANGLES = 4

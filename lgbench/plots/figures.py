@@ -3,11 +3,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lgbench.analysis.convergence import error_table, with_variants
+from lgbench.analysis.kinds import implicit_runs
 from lgbench.exceptions import InputError
 from lgbench.plots import convergence as figures_of
 from lgbench.plots.style import FORMATS, Styles
 from lgbench.plots.time_series import draw_reference_series, draw_series_plots
-from lgbench.runner.convergence import error_table, implicit_runs, with_variants
 from lgbench.store import ResultStore
 
 KINDS = ("convergence", "work_precision", "cpu_time", "newton_iterations", "reference", "series", "trajectory")

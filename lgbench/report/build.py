@@ -6,13 +6,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+from lgbench.analysis.convergence import error_table, fitted_orders, format_step
+from lgbench.analysis.kinds import NEWTON_COLUMN, implicit_runs
+from lgbench.analysis.published import FAILED, MethodValues, published_cell
 from lgbench.report.document import Document, Figure, Heading, Paragraph, Table
 from lgbench.report.results import ResultFolder
-from lgbench.runner.convergence import error_table, fitted_orders, implicit_runs
-from lgbench.runner.grid import format_step
-from lgbench.runner.published import FAILED, MethodValues, published_cell
 
-NEWTON_COLUMN = "newton_per_step"
 MISSING = "–"
 
 
@@ -111,7 +110,7 @@ def _orders(document: Document, results: ResultFolder) -> None:
                          MISSING if expected is None else _number(expected)])
     document.add(Heading("Observed convergence order"),
                  Paragraph("Least-squares slope of log(error) over log(h) in the asymptotic range (round-off "
-                           "plateau and pre-asymptotic large h left out; see lgbench/runner/convergence.py)."),
+                           "plateau and pre-asymptotic large h left out; see lgbench/analysis/convergence.py)."),
                  Table(["method", "error", "order", "fitted h range", "points", "published"], rows))
 
 

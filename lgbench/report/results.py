@@ -1,5 +1,6 @@
-"""A result folder as the report reads it: runs.csv (required), errors.csv, study.yaml and
-metadata.json (each optional), and the expectation verdicts when the study is there."""
+"""A result folder as the report reads it: runs.csv (required), errors.csv and metadata.json
+(optional), the folder's study (given by the caller, who reads study.yaml) and the expectation
+verdicts when the study is there."""
 from __future__ import annotations
 
 import json
@@ -7,22 +8,23 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from lgbench.analysis.convergence import method_label, with_variants
+from lgbench.analysis.expectations import check
 from lgbench.exceptions import InputError
-from lgbench.runner.convergence import method_label, with_variants
-from lgbench.runner.provenance import METADATA
-from lgbench.store import ResultStore
+from lgbench.store import METADATA, ResultStore
 
 REQUIRED_COLUMNS = ["run_id", "formulation", "integrator", "h", "status"]
 """The runs.csv columns a report needs; the others (model, t_end, cpu_s, statistics) are optional."""
 
 
 class ResultFolder:
-    """The CSV tables and, where present, the study and provenance of one result folder."""
+    """The CSV tables and, where present, the study and provenance of one result folder.
 
-    def __init__(self, path: str | Path):
-        from lgbench.runner.execute import STUDY_COPY
-        from lgbench.runner.study import load_study
+    ``study`` is the folder's study as plain data (name, description, paper, errors, expectations,
+    published), None if the folder keeps none; the CLI reads it with ``read_study_copy``.
+    """
 
+    def __init__(self, path: str | Path, study: Any = None):
         self.path = Path(path)
         store = ResultStore(self.path)
         self.raw_runs = store.runs_frame()
@@ -34,8 +36,7 @@ class ResultFolder:
         self.runs = self.runs.assign(method=[method_label(f, i) for f, i in
                                              zip(self.runs["formulation"], self.runs["integrator"])])
         self.errors = store.errors_frame()
-        study_path = self.path / STUDY_COPY
-        self.study = load_study(study_path) if study_path.exists() else None
+        self.study = study
         self.metadata = _metadata(self.path / METADATA)
 
     @property
@@ -56,8 +57,6 @@ class ResultFolder:
     @cached_property
     def expectation_results(self) -> list | None:
         """Verdicts of the study's expectations (``lgbench check``); None without study.yaml."""
-        from lgbench.runner.expectations import check
-
         if self.study is None:
             return None
         return check(self.study, self.raw_runs, self.errors)

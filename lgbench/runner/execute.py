@@ -12,14 +12,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lgbench.analysis.convergence import format_step
 from lgbench.exceptions import InputError
 from lgbench.runner import executors, reference_cache, single_run
 from lgbench.runner.executors import Limits
 from lgbench.runner.provenance import record_session, session_record
 from lgbench.runner.error_measures import MEASURES, quantity_outputs
-from lgbench.runner.grid import format_step, labelled_specs, reference_spec, run_id
+from lgbench.runner.grid import labelled_specs, reference_spec, run_id
 from lgbench.runner.single_run import RunResult, RunSpec
-from lgbench.runner.study import Study, models
+from lgbench.runner.study import Study, integrators, models
 from lgbench.store import ResultStore
 
 Progress = Callable[[str], Any]
@@ -138,7 +139,7 @@ def execute_study(study: Study, out_dir: str | Path, force: bool = False,
         if samples and result.series is not None:
             store.write_series(identifier, result.series)
         row = run_row(identifier, spec, result, labelled[identifier][1])
-        row.update(executor=executor, workers=workers)
+        row.update(integrator_kind=integrators()[spec.integrator].kind, executor=executor, workers=workers)
         store.record(row, errors)
         outcome.computed += 1
         outcome.failed += result.status != "ok"

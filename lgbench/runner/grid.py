@@ -6,6 +6,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from lgbench.analysis.convergence import format_step
 from lgbench.runner.single_run import RunSpec
 from lgbench.runner.study import Study, models
 
@@ -14,12 +15,6 @@ def as_items(mapping: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
     """Sorted, hashable (key, value) pairs for RunSpec.params / RunSpec.options."""
     return tuple(sorted((key, tuple(value) if isinstance(value, list) else value)
                         for key, value in mapping.items()))
-
-
-def format_step(h: float) -> str:
-    """A step size as short scientific text: 1e-04, 2.5e-05, 3.90625e-06."""
-    mantissa, exponent = f"{h:.10e}".split("e")
-    return f"{mantissa.rstrip('0').rstrip('.')}e{exponent}"
 
 
 def _differing(items: tuple[tuple[str, Any], ...], defaults: Mapping[str, Any]) -> dict[str, Any]:

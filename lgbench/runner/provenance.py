@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-METADATA = "metadata.json"
+from lgbench.store import METADATA
 
 
 def _cpu_model() -> str:

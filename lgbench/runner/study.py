@@ -11,10 +11,10 @@ import yaml
 from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt,
                       ValidationError, field_validator, model_validator)
 
+from lgbench.analysis.expectations import Expectation
+from lgbench.analysis.published import Published, on_grid
 from lgbench.exceptions import InputError
 from lgbench.runner.error_measures import MEASURES, quantity_outputs
-from lgbench.runner.expectations import Expectation
-from lgbench.runner.published import Published, on_grid
 
 
 def parameter_value(value: Any) -> Any:

@@ -1,6 +1,7 @@
 """Result store (layer 6): tidy CSV files written row by row as runs finish."""
 from lgbench.store.csv_store import (
     ERROR_COLUMNS,
+    METADATA,
     RUN_COLUMNS,
     ResultStore,
     append_rows,
@@ -10,5 +11,5 @@ from lgbench.store.csv_store import (
     write_table,
 )
 
-__all__ = ["ERROR_COLUMNS", "RUN_COLUMNS", "ResultStore", "append_rows", "read_frame", "read_rows",
+__all__ = ["ERROR_COLUMNS", "METADATA", "RUN_COLUMNS", "ResultStore", "append_rows", "read_frame", "read_rows",
            "write_series", "write_table"]

@@ -14,9 +14,11 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-RUN_COLUMNS = ["run_id", "model", "formulation", "integrator", "variant", "h", "t_end",
+RUN_COLUMNS = ["run_id", "model", "formulation", "integrator", "integrator_kind", "variant", "h", "t_end",
                "status", "message", "steps", "cpu_s"]
 ERROR_COLUMNS = ["run_id", "quantity", "measure", "value"]
+METADATA = "metadata.json"
+"""The provenance file of a result folder (sessions that wrote it)."""
 
 
 def _complete_bytes(path: Path) -> bytes:

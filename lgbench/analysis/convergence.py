@@ -1,4 +1,4 @@
-"""Convergence: observed order of accuracy and error tables (step size x method)."""
+"""Convergence: observed order of accuracy, error tables (step size x method) and their labels."""
 from __future__ import annotations
 
 import math
@@ -96,19 +96,15 @@ def with_variants(runs):
     return runs
 
 
-def implicit_runs(runs):
-    """The rows of implicit integrators (they carry Newton statistics); ``integrator.label`` allowed."""
-    from lgbench.integrators import INTEGRATORS
-
-    def implicit(name: str) -> bool:
-        entry = INTEGRATORS.get(name) or INTEGRATORS.get(name.split(".")[0])
-        return entry is not None and entry.kind == "implicit"
-
-    return runs[[implicit(str(name)) for name in runs["integrator"]]]
-
-
 def method_label(formulation: str, integrator: str) -> str:
+    """The column name of a method in tables and figures: ``formulation-integrator[.label]``."""
     return f"{formulation}-{integrator}"
+
+
+def format_step(h: float) -> str:
+    """A step size as short scientific text: 1e-04, 2.5e-05, 3.90625e-06."""
+    mantissa, exponent = f"{h:.10e}".split("e")
+    return f"{mantissa.rstrip('0').rstrip('.')}e{exponent}"
 
 
 def error_table(runs, errors, quantity: str, measure: str):
@@ -117,8 +113,6 @@ def error_table(runs, errors, quantity: str, measure: str):
     ``runs`` and ``errors`` are the DataFrames of runs.csv and errors.csv. Runs without an error
     value (failed, or not yet done) are NaN cells. Methods keep their order of appearance.
     """
-    import pandas as pd
-
     runs = runs.drop_duplicates("run_id", keep="last")
     selected = errors[(errors["quantity"] == quantity) & (errors["measure"] == measure)]
     selected = selected.drop_duplicates("run_id", keep="last")[["run_id", "value"]]

@@ -22,7 +22,7 @@ from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat
 
-from lgbench.runner.convergence import ROUND_OFF_FLOOR, error_table, fit_order, method_label, with_variants
+from lgbench.analysis.convergence import ROUND_OFF_FLOOR, error_table, fit_order, method_label, with_variants
 
 
 class _Strict(BaseModel):
@@ -125,7 +125,11 @@ def _fmt(x: float) -> str:
 
 
 def check(study, runs, errors) -> list[CheckResult]:
-    """Evaluate every expectation of ``study`` on the runs.csv / errors.csv DataFrames."""
+    """Evaluate every expectation of ``study`` on the runs.csv / errors.csv DataFrames.
+
+    ``study`` is read as plain data: its ``expectations`` and its ``errors`` (each with ``quantity``
+    and ``label``, the errors.csv measure), as the runner's ``Study`` has them.
+    """
     runs = with_variants(runs.drop_duplicates("run_id", keep="last"))
     known = {method_label(f, i) for f, i in zip(runs["formulation"], runs["integrator"])}
     results = []

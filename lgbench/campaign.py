@@ -1,11 +1,11 @@
 """A campaign: several studies run side by side, each followed by its figures, report and check.
 
-Used by ``lgbench reproduce`` (``make reproduce-all``). Each study runs in its own ``lgbench run``
-process, so a study that fails cannot take the others down and every study keeps its own log.
-Studies are started most expensive first (estimated integration steps, reference included), which
-keeps the worker slots busy until the end. CPU times in runs.csv are per-process
-``time.process_time``, so two studies on two cores measure as they would alone, apart from shared
-caches and memory bandwidth (docs/studies.md, "Parallel runs and timing").
+Used by ``lgbench reproduce`` (``make reproduce-all``); it sits beside the CLI, above the runner and
+the report. Each study runs in its own ``lgbench run`` process, so a study that fails cannot take the
+others down and every study keeps its own log. Studies are started most expensive first (estimated
+integration steps, reference included), which keeps the worker slots busy until the end. CPU times in
+runs.csv are per-process ``time.process_time``, so two studies on two cores measure as they would
+alone, apart from shared caches and memory bandwidth (docs/studies.md, "Parallel runs and timing").
 """
 from __future__ import annotations
 
@@ -109,8 +109,9 @@ def write_report_index(outcomes: list[StudyOutcome], path: Path) -> list[Path]:
     from lgbench.report import ResultFolder
     from lgbench.report.index import summary
     from lgbench.report.writer import REPORT, write_index
+    from lgbench.runner.study_copy import read_study_copy
 
-    summaries = [summary(ResultFolder(outcome.out), outcome.out / REPORT)
+    summaries = [summary(ResultFolder(outcome.out, read_study_copy(outcome.out)), outcome.out / REPORT)
                  for outcome in sorted(outcomes, key=lambda item: item.name)
                  if (outcome.out / f"{REPORT}.md").exists()]
     return write_index(path, summaries) if summaries else []
