@@ -43,7 +43,7 @@ app = typer.Typer(cls=_Commands, add_completion=False, no_args_is_help=True,
 
 @app.command()
 def run(study_file: Annotated[Path, typer.Argument(metavar="STUDY.yaml", help="Study file.")],
-        out: Annotated[Path | None, typer.Option(help="Result folder [default: results/NAME]")] = None,
+        out: Annotated[str | None, typer.Option(help="Result folder [default: results/NAME]")] = None,
         force: Annotated[bool, typer.Option("--force", help="Recompute runs already in runs.csv.")] = False,
         profile: Annotated[str | None, typer.Option(help="Study profile, e.g. 'quick' (coarser grid).")] = None,
         jobs: Annotated[int, typer.Option("--jobs", "-j", help="Worker processes (executor 'processes'); "
@@ -58,7 +58,9 @@ def run(study_file: Annotated[Path, typer.Argument(metavar="STUDY.yaml", help="S
                                                       help="Reuse a cached reference solution.")] = True,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only the summary and tables.")] = False,
         verbose: Annotated[bool, typer.Option("--verbose", "-v", help="A line per finished run, "
-                                              "also on a terminal.")] = False):
+                                              "also on a terminal.")] = False,
+        wait: Annotated[bool, typer.Option("--wait", help="Wait while another lgbench process writes into "
+                                           "the result folder (default: stop at once).")] = False):
     """Run a study: every grid run not yet in the result folder, then print the error table."""
     from lgbench.cli_progress import ProgressDisplay
     from lgbench.runner.execute import execute_study
@@ -66,19 +68,19 @@ def run(study_file: Annotated[Path, typer.Argument(metavar="STUDY.yaml", help="S
     from lgbench.runner.executors import Limits
     from lgbench.runner.grid import labelled_specs, run_id
     from lgbench.runner.study import load_study
-    from lgbench.store import ResultStore, read_frame
+    from lgbench.store import ResultStore, read_frame, result_folder
 
     _check_limits(wall_limit, max_steps)
     study = load_study(study_file, profile, max_steps)
     executor = executor or ("processes" if jobs > 1 else "serial")
-    out = out or Path("results") / study.name
+    out = result_folder(Path("results") / study.name if out is None else out)
     if not quiet:
         typer.echo(f"study {study.name}: {echo_text(study.description or study.model)}".rstrip())
     display = ProgressDisplay(quiet=quiet, verbose=verbose)
     try:
         outcome = execute_study(study, out, force=force, progress=display, executor=executor, jobs=jobs,
                                 address=address, limits=Limits(wall_limit, max_steps),
-                                use_cache=reference_cache)
+                                use_cache=reference_cache, wait=wait, source=study_file)
     finally:
         display.close()
     typer.echo(f"{outcome.computed} computed ({outcome.failed} not ok), {outcome.skipped} skipped; "

@@ -2,14 +2,13 @@
 metadata.json (each optional), and the expectation verdicts when the study is there."""
 from __future__ import annotations
 
-import json
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from lgbench.exceptions import InputError
 from lgbench.runner.convergence import method_label, with_variants
-from lgbench.runner.provenance import METADATA
+from lgbench.runner.provenance import METADATA, read_metadata
 from lgbench.store import ResultStore
 
 REQUIRED_COLUMNS = ["run_id", "formulation", "integrator", "h", "status"]
@@ -68,10 +67,4 @@ class ResultFolder:
 
 
 def _metadata(path: Path) -> dict[str, Any] | None:
-    if not path.exists():
-        return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError:
-        return None
-    return data if isinstance(data, dict) else None
+    return read_metadata(path) if path.exists() else None

@@ -15,12 +15,12 @@ from typing import Any
 from lgbench.exceptions import InputError
 from lgbench.runner import executors, reference_cache, single_run
 from lgbench.runner.executors import Limits
-from lgbench.runner.provenance import record_session, session_record
+from lgbench.runner.provenance import METADATA, record_session, session_record
 from lgbench.runner.error_measures import MEASURES, quantity_outputs
 from lgbench.runner.grid import format_step, labelled_specs, reference_spec, run_id
 from lgbench.runner.single_run import RunResult, RunSpec
 from lgbench.runner.study import Study, models
-from lgbench.store import ResultStore
+from lgbench.store import FolderLock, ResultStore, atomic, result_folder
 
 Progress = Callable[[str], Any]
 
@@ -103,12 +103,24 @@ class _Lines(Reporter):
 def execute_study(study: Study, out_dir: str | Path, force: bool = False,
                   progress: Progress | Reporter | None = None, executor: str = "serial", jobs: int = 1,
                   address: str | None = None, limits: Limits | None = None,
-                  use_cache: bool = True) -> Outcome:
+                  use_cache: bool = True, wait: bool = False, source: str | Path | None = None) -> Outcome:
     """Run the study's grid into ``out_dir`` (runs.csv, errors.csv, reference.csv, series/,
-    metadata.json), each run stored as soon as it finishes, whichever executor computes it."""
+    metadata.json), each run stored as soon as it finishes, whichever executor computes it.
+
+    The folder's lock is held throughout (a second writer fails at once, or waits with ``wait``);
+    temporary files left by a process that died are removed first. ``source``, the study file, is
+    never overwritten by the study's copy in the folder.
+    """
     reporter = progress if isinstance(progress, Reporter) else _Lines(progress or (lambda text: None))
-    limits = limits or Limits()
-    out_dir = Path(out_dir)
+    out_dir = result_folder(out_dir)
+    with FolderLock(out_dir, wait, reporter.message):
+        atomic.clean_leftovers(out_dir)
+        return _execute(study, out_dir, force, reporter, executor, jobs, address, limits or Limits(), use_cache,
+                        source)
+
+
+def _execute(study: Study, out_dir: Path, force: bool, reporter: Reporter, executor: str, jobs: int,
+             address: str | None, limits: Limits, use_cache: bool, source: str | Path | None) -> Outcome:
     store = ResultStore(out_dir)
     labelled = {run_id(spec, label): (spec, label) for spec, label in labelled_specs(study)}
     specs = {identifier: spec for identifier, (spec, _) in labelled.items()}
@@ -122,11 +134,13 @@ def execute_study(study: Study, out_dir: str | Path, force: bool = False,
     if outcome.skipped:
         reporter.message(f"skipping {outcome.skipped} of {len(specs)} runs already in {store.runs_path}")
     store.directory.mkdir(parents=True, exist_ok=True)
-    write_study_copy(study, out_dir)     # also when nothing is pending: figures, published values, checks
+    write_study_copy(study, out_dir, source)    # also when nothing is pending: figures, published values, checks
     if not pending:
         return outcome
     workers = 1 if executor == "serial" else jobs
-    record_session(out_dir, study.name, session_record(executor, workers))
+    backup = record_session(out_dir, study.name, session_record(executor, workers))
+    if backup is not None:
+        reporter.message(f"warning: {out_dir / METADATA} was not valid provenance; kept as {backup.name}")
     samples = study.samples
     reference = _reference(study, store, samples, reporter, use_cache)
     reporter.started(len(pending))
@@ -149,18 +163,17 @@ def execute_study(study: Study, out_dir: str | Path, force: bool = False,
 STUDY_COPY = "study.yaml"
 
 
-def write_study_copy(study: Study, out_dir: Path) -> None:
-    """Keep the (profiled) study next to its results, so ``lgbench check DIR`` needs nothing else."""
-    import os
-
+def write_study_copy(study: Study, out_dir: Path, source: str | Path | None = None) -> None:
+    """Keep the (profiled) study next to its results, so ``lgbench check DIR`` needs nothing else;
+    never over ``source`` (a run of the copy itself keeps it as it is)."""
     import yaml
 
     from lgbench.runner.study import study_document
 
     target = out_dir / STUDY_COPY
-    temporary = target.with_suffix(".tmp")
-    temporary.write_text(yaml.safe_dump(study_document(study), sort_keys=False), encoding="utf-8")
-    os.replace(temporary, target)
+    if source is not None and target.exists() and Path(source).exists() and target.samefile(source):
+        return
+    atomic.write_text(target, yaml.safe_dump(study_document(study), sort_keys=False))
 
 
 def exact_reference(study: Study, samples: int | None) -> RunResult:

@@ -9,6 +9,8 @@ from lgbench.store.csv_store import (
     write_series,
     write_table,
 )
+from lgbench.store.lock import FolderBusy, FolderLock
+from lgbench.store.paths import result_folder
 
-__all__ = ["ERROR_COLUMNS", "RUN_COLUMNS", "ResultStore", "append_rows", "read_frame", "read_rows",
-           "write_series", "write_table"]
+__all__ = ["ERROR_COLUMNS", "RUN_COLUMNS", "FolderBusy", "FolderLock", "ResultStore", "append_rows", "read_frame",
+           "read_rows", "result_folder", "write_series", "write_table"]

@@ -14,6 +14,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from lgbench.store import atomic
+
 RUN_COLUMNS = ["run_id", "model", "formulation", "integrator", "variant", "h", "t_end",
                "status", "message", "steps", "cpu_s"]
 ERROR_COLUMNS = ["run_id", "quantity", "measure", "value"]
@@ -71,15 +73,8 @@ def _lines(columns: list[str], rows: Iterable[Mapping[str, Any]], header: bool) 
 
 
 def write_table(path: str | Path, columns: list[str], rows: Iterable[Mapping[str, Any]]) -> None:
-    """Write a whole table atomically (temporary file in the same folder, then ``os.replace``)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
-    with open(temporary, "w", encoding="utf-8", newline="") as handle:
-        handle.write(_lines(columns, rows, header=True))
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
+    """Write a whole table atomically (temporary file in the same folder, then renamed)."""
+    atomic.write_text(path, _lines(columns, rows, header=True))
 
 
 def write_series(path: str | Path, series: Mapping[str, Any]) -> None:
@@ -131,7 +126,11 @@ def append_rows(path: str | Path, rows: list[Mapping[str, Any]],
 
 
 class ResultStore:
-    """A study's result folder: ``runs.csv``, ``errors.csv``, ``reference.csv``, ``series/``."""
+    """A study's result folder: ``runs.csv``, ``errors.csv``, ``reference.csv``, ``series/``.
+
+    Writers hold the folder's lock (``lgbench.store.lock``); the header-widening rewrite of
+    ``append_rows`` is then never concurrent with an append.
+    """
 
     def __init__(self, directory: str | Path):
         self.directory = Path(directory)
