@@ -296,7 +296,7 @@ def reference(study_file: Annotated[Path, typer.Argument(metavar="STUDY.yaml", h
     if study.reference.exact:
         typer.echo(f"{study.name}: the reference is the model's exact solution; nothing to compute")
         return
-    result, cached = compute_reference(study, use_cache=not force)
+    result, cached = compute_reference(study, use_cache=not force, warn=lambda text: typer.echo(text, err=True))
     key = reference_key(reference_spec(study), study.samples)
     if result.status != "ok":
         raise InputError(f"the reference run failed ({result.status}: {result.message})", field="reference")

@@ -190,7 +190,8 @@ def exact_reference(study: Study, samples: int | None) -> RunResult:
                      final_outputs=final, series=series)
 
 
-def compute_reference(study: Study, use_cache: bool = True) -> tuple[RunResult, bool]:
+def compute_reference(study: Study, use_cache: bool = True,
+                      warn: Callable[[str], object] | None = None) -> tuple[RunResult, bool]:
     """The study's reference result and whether it came from the cache (exact ones are not cached)."""
     if study.reference.exact:
         return exact_reference(study, study.samples), False
@@ -202,7 +203,7 @@ def compute_reference(study: Study, use_cache: bool = True) -> tuple[RunResult, 
         except InputError as error:
             raise InputError(f"reference: {error}") from None
 
-    return reference_cache.cached_reference(spec, study.samples, compute, use_cache)
+    return reference_cache.cached_reference(spec, study.samples, compute, use_cache, warn)
 
 
 def _reference(study: Study, store: ResultStore, samples: int | None, reporter: Reporter,
@@ -213,7 +214,7 @@ def _reference(study: Study, store: ResultStore, samples: int | None, reporter: 
     else:
         spec = reference_spec(study)
         reporter.message(f"reference {spec.formulation}-{spec.integrator} h={format_step(spec.h)} ...")
-    result, cached = compute_reference(study, use_cache)
+    result, cached = compute_reference(study, use_cache, reporter.message)
     if result.status != "ok":
         raise InputError(f"the reference run failed ({result.status}: {result.message})",
                          field="reference")
