@@ -61,10 +61,29 @@ def error_rows(identifier: str, study: Study, result: RunResult,
 def _check_same_setup(store: ResultStore, specs: dict[str, RunSpec], out_dir: Path) -> None:
     for identifier, row in store.finished_runs().items():
         spec = specs.get(identifier)
-        if spec and (row["model"] != spec.model or not math.isclose(float(row["t_end"]), spec.t_end)):
+        if spec and (row.get("model") != spec.model or not row.get("t_end")
+                     or not math.isclose(float(row["t_end"]), spec.t_end)):
             raise InputError(f"{out_dir} holds run {identifier} for model {row['model']}, t_end "
                              f"{row['t_end']}; this study has {spec.model}, t_end {spec.t_end}. "
                              "Use --force to recompute or another --out folder")
+
+
+def complete_runs(study: Study, store: ResultStore) -> set[str]:
+    """Run ids stored completely: a runs row, and for an ok run every error row the study asks for
+    and (if the study records series) its series file. The others are computed again on resume."""
+    wanted = {(request.quantity, request.label) for request in study.errors}
+    recorded: dict[str, set[tuple[str, str]]] = {}
+    for row in store.errors():
+        recorded.setdefault(row["run_id"], set()).add((row["quantity"], row["measure"]))
+    complete = set()
+    for identifier, row in store.finished_runs().items():
+        if row.get("status") == "ok":
+            if not wanted <= recorded.get(identifier, set()):
+                continue
+            if study.samples and not (store.series_directory / f"{identifier}.csv").exists():
+                continue
+        complete.add(identifier)
+    return complete
 
 
 def _summary(result: RunResult, errors: list[dict[str, Any]]) -> str:
@@ -125,12 +144,16 @@ def _execute(study: Study, out_dir: Path, force: bool, reporter: Reporter, execu
     labelled = {run_id(spec, label): (spec, label) for spec, label in labelled_specs(study)}
     specs = {identifier: spec for identifier, (spec, _) in labelled.items()}
     if force:
-        store.forget(set(specs))
+        for backup in store.forget(set(specs)):
+            reporter.message(f"warning: {backup.name.partition('.damaged')[0]} was damaged; kept as {backup.name}")
     else:
         _check_same_setup(store, specs, out_dir)
-    finished = set(store.finished_runs())
+    finished = complete_runs(study, store)
     pending = {identifier: spec for identifier, spec in specs.items() if identifier not in finished}
     outcome = Outcome(skipped=len(specs) - len(pending))
+    incomplete = set(store.finished_runs()) & set(pending)
+    if incomplete:
+        reporter.message(f"recomputing {len(incomplete)} stored runs whose error rows or series are missing")
     if outcome.skipped:
         reporter.message(f"skipping {outcome.skipped} of {len(specs)} runs already in {store.runs_path}")
     store.directory.mkdir(parents=True, exist_ok=True)
