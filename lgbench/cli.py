@@ -62,7 +62,7 @@ def run(study_file: Annotated[Path, typer.Argument(metavar="STUDY.yaml", help="S
         wait: Annotated[bool, typer.Option("--wait", help="Wait while another lgbench process writes into "
                                            "the result folder (default: stop at once).")] = False):
     """Run a study: every grid run not yet in the result folder, then print the error table."""
-    from lgbench.cli_progress import ProgressDisplay
+    from lgbench.cli_progress import Interrupted, ProgressDisplay, interruptible
     from lgbench.runner.execute import execute_study
     from lgbench.runner.convergence import with_variants
     from lgbench.runner.executors import Limits
@@ -78,9 +78,14 @@ def run(study_file: Annotated[Path, typer.Argument(metavar="STUDY.yaml", help="S
         typer.echo(f"study {study.name}: {echo_text(study.description or study.model)}".rstrip())
     display = ProgressDisplay(quiet=quiet, verbose=verbose)
     try:
-        outcome = execute_study(study, out, force=force, progress=display, executor=executor, jobs=jobs,
-                                address=address, limits=Limits(wall_limit, max_steps),
-                                use_cache=reference_cache, wait=wait, source=study_file)
+        with interruptible():
+            outcome = execute_study(study, out, force=force, progress=display, executor=executor, jobs=jobs,
+                                    address=address, limits=Limits(wall_limit, max_steps),
+                                    use_cache=reference_cache, wait=wait, source=study_file)
+    except Interrupted as interrupt:
+        display.close()
+        typer.echo(f"interrupted: {display.stored} runs stored — run again to resume", err=True)
+        raise typer.Exit(interrupt.exit_code) from None
     finally:
         display.close()
     typer.echo(f"{outcome.computed} computed ({outcome.failed} not ok), {outcome.skipped} skipped; "

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lgbench._compile_cache import compile_notice
 from lgbench.exceptions import InputError
 from lgbench.runner import executors, reference_cache, single_run
 from lgbench.runner.executors import Limits
@@ -160,10 +161,13 @@ def _execute(study: Study, out_dir: Path, force: bool, reporter: Reporter, execu
     write_study_copy(study, out_dir, source)    # also when nothing is pending: figures, published values, checks
     if not pending:
         return outcome
-    workers = 1 if executor == "serial" else jobs
+    workers = executors.worker_count(executor, jobs, address)
     backup = record_session(out_dir, study.name, session_record(executor, workers))
     if backup is not None:
         reporter.message(f"warning: {out_dir / METADATA} was not valid provenance; kept as {backup.name}")
+    notice = compile_notice()
+    if notice:
+        reporter.message(notice)
     samples = study.samples
     reference = _reference(study, store, samples, reporter, use_cache)
     reporter.started(len(pending))
