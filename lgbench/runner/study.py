@@ -534,7 +534,21 @@ def _check_options(integrator: Any, options: dict[str, Any], field: str, file: s
         suffix = (error.field or "").removeprefix("options").lstrip(".")
         raise InputError(error.args[0], file=file, field=f"{field}.{suffix}" if suffix else field,
                          allowed=error.allowed) from None
+    except (TypeError, ValueError):            # an integrator's check that did not expect this type
+        key = next((key for key in options if not _accepted(integrator, {key: options[key]})), None)
+        raise InputError("invalid value" + (f" {bounds.echo_text(repr(options[key]))}" if key else ""),
+                         file=file, field=f"{field}.{key}" if key else field) from None
     bounds.check_option_ranges(options, field, file)
+
+
+def _accepted(integrator: Any, options: dict[str, Any]) -> bool:
+    try:
+        integrator.validate_options(options)
+    except InputError:
+        return True
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 CONSTRAINT_SERIES = ("constraint_residual", "velocity_constraint_residual", "lambda_norm")
