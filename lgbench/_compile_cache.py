@@ -35,3 +35,22 @@ def configure_numba_cache() -> str:
         return str(numba.config.CACHE_DIR)
     numba.config.CACHE_DIR = str(directory)
     return str(directory)
+
+
+COMPILE_MINUTES = "2-3 min"
+"""How long the first compilation takes on a laptop core (README, "Speed")."""
+
+
+def is_cold(directory: str | None = None) -> bool:
+    """Whether the cache for these sources holds no compiled code yet (the next run compiles)."""
+    import lgbench
+
+    root = Path(directory or lgbench.NUMBA_CACHE_DIR)
+    return not any(root.rglob("*.nbi"))
+
+
+def compile_notice() -> str | None:
+    """The line to show before a first run compiles the engine, or None with a warm cache."""
+    if not is_cold():
+        return None
+    return f"compiling the engine for this machine, once, about {COMPILE_MINUTES} (later runs start at once)"

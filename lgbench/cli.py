@@ -14,6 +14,7 @@ import yaml
 from typer.core import TyperGroup
 
 from lgbench.exceptions import InputError
+from lgbench.runner.bounds import echo_text
 
 EXIT_INPUT = 2
 Assignments = list[str] | None
@@ -42,7 +43,7 @@ app = typer.Typer(cls=_Commands, add_completion=False, no_args_is_help=True,
 
 @app.command()
 def run(study_file: Annotated[Path, typer.Argument(metavar="STUDY.yaml", help="Study file.")],
-        out: Annotated[Path | None, typer.Option(help="Result folder [default: results/NAME]")] = None,
+        out: Annotated[str | None, typer.Option(help="Result folder [default: results/NAME]")] = None,
         force: Annotated[bool, typer.Option("--force", help="Recompute runs already in runs.csv.")] = False,
         profile: Annotated[str | None, typer.Option(help="Study profile, e.g. 'quick' (coarser grid).")] = None,
         jobs: Annotated[int, typer.Option("--jobs", "-j", help="Worker processes (executor 'processes'); "
@@ -57,30 +58,34 @@ def run(study_file: Annotated[Path, typer.Argument(metavar="STUDY.yaml", help="S
                                                       help="Reuse a cached reference solution.")] = True,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only the summary and tables.")] = False,
         verbose: Annotated[bool, typer.Option("--verbose", "-v", help="A line per finished run, "
-                                              "also on a terminal.")] = False):
+                                              "also on a terminal.")] = False,
+        wait: Annotated[bool, typer.Option("--wait", help="Wait while another lgbench process writes into "
+                                           "the result folder (default: stop at once).")] = False):
     """Run a study: every grid run not yet in the result folder, then print the error table."""
-    from lgbench.cli_progress import ProgressDisplay
     from lgbench.analysis.convergence import with_variants
+    from lgbench.cli_progress import Interrupted, ProgressDisplay, interruptible
     from lgbench.runner.execute import execute_study
     from lgbench.runner.executors import Limits
     from lgbench.runner.grid import labelled_specs, run_id
     from lgbench.runner.study import load_study
-    from lgbench.store import ResultStore, read_frame
+    from lgbench.store import ResultStore, read_frame, result_folder
 
-    study = load_study(study_file, profile)
-    if wall_limit is not None and not wall_limit > 0:
-        raise InputError(f"must be positive, got {wall_limit}", field="--wall-limit")
-    if max_steps is not None and max_steps < 1:
-        raise InputError(f"must be at least 1, got {max_steps}", field="--max-steps")
+    _check_limits(wall_limit, max_steps)
+    study = load_study(study_file, profile, max_steps)
     executor = executor or ("processes" if jobs > 1 else "serial")
-    out = out or Path("results") / study.name
+    out = result_folder(Path("results") / study.name if out is None else out)
     if not quiet:
-        typer.echo(f"study {study.name}: {study.description or study.model}".rstrip())
+        typer.echo(f"study {study.name}: {echo_text(study.description or study.model)}".rstrip())
     display = ProgressDisplay(quiet=quiet, verbose=verbose)
     try:
-        outcome = execute_study(study, out, force=force, progress=display, executor=executor, jobs=jobs,
-                                address=address, limits=Limits(wall_limit, max_steps),
-                                use_cache=reference_cache)
+        with interruptible():
+            outcome = execute_study(study, out, force=force, progress=display, executor=executor, jobs=jobs,
+                                    address=address, limits=Limits(wall_limit, max_steps),
+                                    use_cache=reference_cache, wait=wait, source=study_file)
+    except Interrupted as interrupt:
+        display.close()
+        typer.echo(f"interrupted: {display.stored} runs stored — run again to resume", err=True)
+        raise typer.Exit(interrupt.exit_code) from None
     finally:
         display.close()
     typer.echo(f"{outcome.computed} computed ({outcome.failed} not ok), {outcome.skipped} skipped; "
@@ -96,6 +101,17 @@ def run(study_file: Annotated[Path, typer.Argument(metavar="STUDY.yaml", help="S
         typer.echo("")
         typer.echo(_newton_report(runs))
     typer.echo(f"\nfigures: lgbench plot {out}")
+
+
+def _check_limits(wall_limit: float | None, max_steps: int | None) -> None:
+    """--wall-limit a finite positive number of seconds, --max-steps within the step ceiling."""
+    from lgbench.runner.bounds import STEP_CEILING
+
+    if wall_limit is not None and not (math.isfinite(wall_limit) and 0 < wall_limit <= 1e7):
+        raise InputError(f"must be a positive number of seconds, got {wall_limit}", field="--wall-limit",
+                         allowed="0 < seconds <= 1e7")
+    if max_steps is not None and not 1 <= max_steps <= STEP_CEILING:
+        raise InputError(f"must lie in [1, {STEP_CEILING:.0e}], got {max_steps}", field="--max-steps")
 
 
 def _newton_report(runs) -> str:
@@ -218,9 +234,10 @@ def simulate(
         set_: Annotated[Assignments, typer.Option("--set", help="Parameter key=value, repeatable.")] = None,
         option: Annotated[Assignments, typer.Option(help="Integrator option key=value, repeatable.")] = None,
         samples: Annotated[int, typer.Option(help="Output samples for --csv.")] = 201,
-        csv: Annotated[Path | None, typer.Option(help="Write the time series (t, outputs) here.")] = None):
+        csv: Annotated[Path | None, typer.Option(help="Write the time series (t, outputs) here.")] = None,
+        max_steps: Annotated[int | None, typer.Option(help="Step budget [default: 1e7].")] = None):
     """One run; prints status, steps, CPU time and the final outputs."""
-    from lgbench.runner import single_run
+    from lgbench.runner import bounds, single_run
     from lgbench.runner.grid import as_items
     from lgbench.runner.study import check_name, check_parameters, integrators, model_named
     from lgbench.store import write_series
@@ -228,13 +245,18 @@ def simulate(
     found = model_named(model, field="MODEL")
     check_name(formulation, list(found.formulations), f"formulation of model {model}", "--formulation")
     check_name(integrator, sorted(integrators()), "integrator", "--integrator")
-    for name, value in (("--step", step), ("--t-end", t_end), ("--samples", samples)):
-        if not value > 0:
-            raise InputError(f"must be positive, got {value:g}", field=name)
+    if not (math.isfinite(t_end) and 0 < t_end <= bounds.MAX_T_END):
+        raise InputError(f"must be a finite positive time, got {t_end:g}", field="--t-end",
+                         allowed=f"0 < t_end <= {bounds.MAX_T_END:g}")
+    if not 1 <= samples <= bounds.MAX_SAMPLES:
+        raise InputError(f"must lie in [1, {bounds.MAX_SAMPLES}], got {samples}", field="--samples")
+    _check_limits(None, max_steps)
+    bounds.check_steps(t_end, step, bounds.step_budget(max_steps), "--step")
     params = _assignments(set_ or [], "--set")
     check_parameters(found, params, "--set", separator=" ")
-    spec = single_run.RunSpec(model, formulation, integrator, step, t_end, as_items(params),
-                              as_items(_assignments(option or [], "--option")))
+    options = _assignments(option or [], "--option")
+    bounds.check_option_ranges(options, "--option")
+    spec = single_run.RunSpec(model, formulation, integrator, step, t_end, as_items(params), as_items(options))
     result = single_run.run_single(spec, n_samples=samples if csv else None)
     typer.echo(f"status: {result.status}" + (f" ({result.message})" if result.message else ""))
     typer.echo(f"steps: {result.steps}   cpu: {result.cpu_s:.4g} s   t_final: {result.t_final:g}")
@@ -278,7 +300,7 @@ def reference(study_file: Annotated[Path, typer.Argument(metavar="STUDY.yaml", h
     if study.reference.exact:
         typer.echo(f"{study.name}: the reference is the model's exact solution; nothing to compute")
         return
-    result, cached = compute_reference(study, use_cache=not force)
+    result, cached = compute_reference(study, use_cache=not force, warn=lambda text: typer.echo(text, err=True))
     key = reference_key(reference_spec(study), study.samples)
     if result.status != "ok":
         raise InputError(f"the reference run failed ({result.status}: {result.message})", field="reference")

@@ -3,8 +3,11 @@ current run, elapsed, ETA); in CI logs or pipes only the few messages (reference
 the summary, unless ``--verbose`` asks for a line per finished run. ``--quiet``: the summary only."""
 from __future__ import annotations
 
+import signal
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from lgbench.runner.execute import Reporter
 
@@ -15,9 +18,36 @@ def _clock(seconds: float) -> str:
     return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60:02d}:{rest % 60:02d}"
 
 
+class Interrupted(Exception):
+    """Ctrl-C (exit code 130) or SIGTERM (143) during a run."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.exit_code = 128 + signum
+
+
+@contextmanager
+def interruptible() -> Iterator[None]:
+    """Turn SIGINT and SIGTERM into ``Interrupted`` inside the block (Python code stops at once; a
+    compiled loop in this process finishes its run first)."""
+
+    def stop(signum, frame):
+        raise Interrupted(signum)
+
+    previous = {number: signal.signal(number, stop) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise Interrupted(signal.SIGINT) from None
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
 class ProgressDisplay(Reporter):
     def __init__(self, quiet: bool = False, verbose: bool = False, stream=None):
         self.stream = stream or sys.stdout
+        self.stored = 0
         self.quiet = quiet
         self.verbose = verbose and not quiet
         self.live = not quiet and not verbose and self.stream.isatty()
@@ -43,6 +73,7 @@ class ProgressDisplay(Reporter):
             self._status(f"[0/{total}] starting")
 
     def finished(self, number: int, total: int, identifier: str, summary: str) -> None:
+        self.stored = number
         if self.verbose:
             self._line(f"[{number}/{total}] {identifier}  {summary}")
         elif self.live:

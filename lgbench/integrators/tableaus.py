@@ -96,7 +96,7 @@ class ButcherTableau:
             return merged
         if self.E is None:
             raise InputError(f"'{self.name}' has no embedded error estimate", field="options.step_control",
-                             allowed=[f"fixed (adaptive needs a tableau with E, e.g. DOPRI5, ODE23)"])
+                             allowed=["fixed (adaptive needs a tableau with E, e.g. DOPRI5, ODE23)"])
         for key in ("rtol", "atol", "max_increase", "safety", "h_min"):
             if key in ("rtol", "atol") and merged[key] == "rule":
                 continue

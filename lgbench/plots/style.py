@@ -10,6 +10,8 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+from lgbench.store import atomic
+
 FORMULATION_COLOURS = {"RV": "tab:blue", "Rxyz": "tab:orange", "EP": "tab:green", "EP-F1": "tab:cyan",
                        "F1": "tab:red", "SE3": "tab:purple", "Min": "tab:brown"}
 INTEGRATOR_STYLES = {"RK44": ("o", "-"), "DOPRI5": ("s", "--"), "ODE23": ("v", ":"), "RK67": ("^", "-.")}
@@ -113,5 +115,6 @@ def finish(figure: Figure, axes, extra_handles: list[Line2D], path: Path, fmt: s
 def save(figure: Figure, path: Path, fmt: str) -> Path:
     """Save as ``path`` + ``.fmt`` (the stem may contain dots, e.g. a window '@0.5-1')."""
     target = path.parent / f"{path.name}.{fmt}"
-    figure.savefig(target, dpi=DPI)
+    with atomic.atomic_path(target) as temporary:
+        figure.savefig(temporary, dpi=DPI, format=fmt)
     return target

@@ -3,7 +3,6 @@
 verdicts when the study is there."""
 from __future__ import annotations
 
-import json
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -11,7 +10,7 @@ from typing import Any
 from lgbench.analysis.convergence import method_label, with_variants
 from lgbench.analysis.expectations import check
 from lgbench.exceptions import InputError
-from lgbench.store import METADATA, ResultStore
+from lgbench.store import METADATA, ResultStore, read_metadata
 
 REQUIRED_COLUMNS = ["run_id", "formulation", "integrator", "h", "status"]
 """The runs.csv columns a report needs; the others (model, t_end, cpu_s, statistics) are optional."""
@@ -67,10 +66,4 @@ class ResultFolder:
 
 
 def _metadata(path: Path) -> dict[str, Any] | None:
-    if not path.exists():
-        return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except ValueError:
-        return None
-    return data if isinstance(data, dict) else None
+    return read_metadata(path) if path.exists() else None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lgbench.report.build import report_document
+from lgbench.store import atomic
 from lgbench.report.document import Document
 from lgbench.report.html import SUFFIX as HTML, render_html
 from lgbench.report.index import ReportSummary, index_document, summary
@@ -18,8 +19,8 @@ def _write(document: Document, path: Path) -> list[Path]:
     """``path`` without suffix -> [path.md, path.html]."""
     path.parent.mkdir(parents=True, exist_ok=True)
     markdown, html = path.with_suffix(MARKDOWN), path.with_suffix(HTML)
-    markdown.write_text(render_markdown(document, path.parent), encoding="utf-8")
-    html.write_text(render_html(document, path.parent), encoding="utf-8")
+    atomic.write_text(markdown, render_markdown(document, path.parent))
+    atomic.write_text(html, render_html(document, path.parent))
     return [markdown, html]
 
 

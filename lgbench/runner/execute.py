@@ -12,16 +12,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lgbench._compile_cache import compile_notice
 from lgbench.analysis.convergence import format_step
 from lgbench.exceptions import InputError
 from lgbench.runner import executors, reference_cache, single_run
 from lgbench.runner.executors import Limits
-from lgbench.runner.provenance import record_session, session_record
+from lgbench.runner.provenance import METADATA, record_session, session_record
 from lgbench.runner.error_measures import MEASURES, quantity_outputs
 from lgbench.runner.grid import labelled_specs, reference_spec, run_id
 from lgbench.runner.single_run import RunResult, RunSpec
 from lgbench.runner.study import Study, integrators, models
-from lgbench.store import ResultStore
+from lgbench.store import FolderLock, ResultStore, atomic, result_folder
 
 Progress = Callable[[str], Any]
 
@@ -62,10 +63,29 @@ def error_rows(identifier: str, study: Study, result: RunResult,
 def _check_same_setup(store: ResultStore, specs: dict[str, RunSpec], out_dir: Path) -> None:
     for identifier, row in store.finished_runs().items():
         spec = specs.get(identifier)
-        if spec and (row["model"] != spec.model or not math.isclose(float(row["t_end"]), spec.t_end)):
+        if spec and (row.get("model") != spec.model or not row.get("t_end")
+                     or not math.isclose(float(row["t_end"]), spec.t_end)):
             raise InputError(f"{out_dir} holds run {identifier} for model {row['model']}, t_end "
                              f"{row['t_end']}; this study has {spec.model}, t_end {spec.t_end}. "
                              "Use --force to recompute or another --out folder")
+
+
+def complete_runs(study: Study, store: ResultStore) -> set[str]:
+    """Run ids stored completely: a runs row, and for an ok run every error row the study asks for
+    and (if the study records series) its series file. The others are computed again on resume."""
+    wanted = {(request.quantity, request.label) for request in study.errors}
+    recorded: dict[str, set[tuple[str, str]]] = {}
+    for row in store.errors():
+        recorded.setdefault(row["run_id"], set()).add((row["quantity"], row["measure"]))
+    complete = set()
+    for identifier, row in store.finished_runs().items():
+        if row.get("status") == "ok":
+            if not wanted <= recorded.get(identifier, set()):
+                continue
+            if study.samples and not (store.series_directory / f"{identifier}.csv").exists():
+                continue
+        complete.add(identifier)
+    return complete
 
 
 def _summary(result: RunResult, errors: list[dict[str, Any]]) -> str:
@@ -104,30 +124,51 @@ class _Lines(Reporter):
 def execute_study(study: Study, out_dir: str | Path, force: bool = False,
                   progress: Progress | Reporter | None = None, executor: str = "serial", jobs: int = 1,
                   address: str | None = None, limits: Limits | None = None,
-                  use_cache: bool = True) -> Outcome:
+                  use_cache: bool = True, wait: bool = False, source: str | Path | None = None) -> Outcome:
     """Run the study's grid into ``out_dir`` (runs.csv, errors.csv, reference.csv, series/,
-    metadata.json), each run stored as soon as it finishes, whichever executor computes it."""
+    metadata.json), each run stored as soon as it finishes, whichever executor computes it.
+
+    The folder's lock is held throughout (a second writer fails at once, or waits with ``wait``);
+    temporary files left by a process that died are removed first. ``source``, the study file, is
+    never overwritten by the study's copy in the folder.
+    """
     reporter = progress if isinstance(progress, Reporter) else _Lines(progress or (lambda text: None))
-    limits = limits or Limits()
-    out_dir = Path(out_dir)
+    out_dir = result_folder(out_dir)
+    with FolderLock(out_dir, wait, reporter.message):
+        atomic.clean_leftovers(out_dir)
+        return _execute(study, out_dir, force, reporter, executor, jobs, address, limits or Limits(), use_cache,
+                        source)
+
+
+def _execute(study: Study, out_dir: Path, force: bool, reporter: Reporter, executor: str, jobs: int,
+             address: str | None, limits: Limits, use_cache: bool, source: str | Path | None) -> Outcome:
     store = ResultStore(out_dir)
     labelled = {run_id(spec, label): (spec, label) for spec, label in labelled_specs(study)}
     specs = {identifier: spec for identifier, (spec, _) in labelled.items()}
     if force:
-        store.forget(set(specs))
+        for backup in store.forget(set(specs)):
+            reporter.message(f"warning: {backup.name.partition('.damaged')[0]} was damaged; kept as {backup.name}")
     else:
         _check_same_setup(store, specs, out_dir)
-    finished = set(store.finished_runs())
+    finished = complete_runs(study, store)
     pending = {identifier: spec for identifier, spec in specs.items() if identifier not in finished}
     outcome = Outcome(skipped=len(specs) - len(pending))
+    incomplete = set(store.finished_runs()) & set(pending)
+    if incomplete:
+        reporter.message(f"recomputing {len(incomplete)} stored runs whose error rows or series are missing")
     if outcome.skipped:
         reporter.message(f"skipping {outcome.skipped} of {len(specs)} runs already in {store.runs_path}")
     store.directory.mkdir(parents=True, exist_ok=True)
-    write_study_copy(study, out_dir)     # also when nothing is pending: figures, published values, checks
+    write_study_copy(study, out_dir, source)    # also when nothing is pending: figures, published values, checks
     if not pending:
         return outcome
-    workers = 1 if executor == "serial" else jobs
-    record_session(out_dir, study.name, session_record(executor, workers))
+    workers = executors.worker_count(executor, jobs, address)
+    backup = record_session(out_dir, study.name, session_record(executor, workers))
+    if backup is not None:
+        reporter.message(f"warning: {out_dir / METADATA} was not valid provenance; kept as {backup.name}")
+    notice = compile_notice()
+    if notice:
+        reporter.message(notice)
     samples = study.samples
     reference = _reference(study, store, samples, reporter, use_cache)
     reporter.started(len(pending))
@@ -150,18 +191,17 @@ def execute_study(study: Study, out_dir: str | Path, force: bool = False,
 STUDY_COPY = "study.yaml"
 
 
-def write_study_copy(study: Study, out_dir: Path) -> None:
-    """Keep the (profiled) study next to its results, so ``lgbench check DIR`` needs nothing else."""
-    import os
-
+def write_study_copy(study: Study, out_dir: Path, source: str | Path | None = None) -> None:
+    """Keep the (profiled) study next to its results, so ``lgbench check DIR`` needs nothing else;
+    never over ``source`` (a run of the copy itself keeps it as it is)."""
     import yaml
 
     from lgbench.runner.study import study_document
 
     target = out_dir / STUDY_COPY
-    temporary = target.with_suffix(".tmp")
-    temporary.write_text(yaml.safe_dump(study_document(study), sort_keys=False), encoding="utf-8")
-    os.replace(temporary, target)
+    if source is not None and target.exists() and Path(source).exists() and target.samefile(source):
+        return
+    atomic.write_text(target, yaml.safe_dump(study_document(study), sort_keys=False))
 
 
 def exact_reference(study: Study, samples: int | None) -> RunResult:
@@ -178,7 +218,8 @@ def exact_reference(study: Study, samples: int | None) -> RunResult:
                      final_outputs=final, series=series)
 
 
-def compute_reference(study: Study, use_cache: bool = True) -> tuple[RunResult, bool]:
+def compute_reference(study: Study, use_cache: bool = True,
+                      warn: Callable[[str], object] | None = None) -> tuple[RunResult, bool]:
     """The study's reference result and whether it came from the cache (exact ones are not cached)."""
     if study.reference.exact:
         return exact_reference(study, study.samples), False
@@ -190,7 +231,7 @@ def compute_reference(study: Study, use_cache: bool = True) -> tuple[RunResult, 
         except InputError as error:
             raise InputError(f"reference: {error}") from None
 
-    return reference_cache.cached_reference(spec, study.samples, compute, use_cache)
+    return reference_cache.cached_reference(spec, study.samples, compute, use_cache, warn)
 
 
 def _reference(study: Study, store: ResultStore, samples: int | None, reporter: Reporter,
@@ -201,7 +242,7 @@ def _reference(study: Study, store: ResultStore, samples: int | None, reporter: 
     else:
         spec = reference_spec(study)
         reporter.message(f"reference {spec.formulation}-{spec.integrator} h={format_step(spec.h)} ...")
-    result, cached = compute_reference(study, use_cache)
+    result, cached = compute_reference(study, use_cache, reporter.message)
     if result.status != "ok":
         raise InputError(f"the reference run failed ({result.status}: {result.message})",
                          field="reference")

@@ -53,19 +53,41 @@ def run_task(spec: RunSpec, samples: int | None, limits: Limits) -> RunResult:
     return run_single(spec, n_samples=samples)
 
 
+def _die_with_parent() -> None:
+    """Linux: the kernel kills this worker when the process that started it dies, however it dies."""
+    import ctypes
+    import signal
+    import sys
+
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)     # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+
+
 def _serve(connection) -> None:
-    """Worker process loop: receive (spec, samples, limits), send back ("ok", result) or ("input", text)."""
+    """Worker process loop: receive (spec, samples, limits), send back ("ok", result) or ("input", text).
+
+    Ctrl-C is the parent's to handle (it kills its workers); a parent gone means a quiet exit."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent()
     while True:
         try:
             task = connection.recv()
-        except EOFError:
+        except (EOFError, OSError):
             return
         if task is None:
             return
         try:
-            connection.send(("ok", run_task(*task)))
-        except InputError as error:
-            connection.send(("input", error))
+            try:
+                connection.send(("ok", run_task(*task)))
+            except InputError as error:
+                connection.send(("input", error))
+        except OSError:                         # the parent closed the pipe
+            return
 
 
 class IsolatedWorker:
@@ -73,6 +95,7 @@ class IsolatedWorker:
 
     def __init__(self):
         self._context = multiprocessing.get_context("spawn")
+        self._stopped = False
         self._start()
 
     def _start(self) -> None:
@@ -101,12 +124,18 @@ class IsolatedWorker:
         self._process.kill()
         self._process.join()
         self._connection.close()
-        self._start()
+        if not self._stopped:
+            self._start()
+
+    def kill(self) -> None:
+        """Stop the worker now, mid-run (an interrupt): the run in progress is lost, none is started."""
+        self._stopped = True
+        self._process.kill()
 
     def close(self) -> None:
         try:
             self._connection.send(None)
-        except OSError:
+        except (OSError, ValueError):
             pass
         self._process.join(timeout=10)
         if self._process.is_alive():
@@ -131,9 +160,13 @@ def processes(tasks: list[Task], samples: int | None, limits: Limits,
         pending.put(task)
     finished: queue.Queue = queue.Queue()
     stop = threading.Event()
+    started: list[IsolatedWorker] = []
 
     def feed() -> None:
         worker = IsolatedWorker()
+        started.append(worker)
+        if stop.is_set():
+            worker.kill()
         try:
             while not stop.is_set():
                 try:
@@ -151,14 +184,19 @@ def processes(tasks: list[Task], samples: int | None, limits: Limits,
     threads = [threading.Thread(target=feed, daemon=True) for _ in range(max(1, min(workers, len(tasks))))]
     for thread in threads:
         thread.start()
+    complete = False
     try:
         for _ in range(len(tasks)):
             identifier, result, error = finished.get()
             if error is not None:
                 raise error
             yield identifier, result
+        complete = True
     finally:
         stop.set()
+        if not complete:                     # an interrupt or an error: the workers go down now
+            for worker in list(started):
+                worker.kill()
         for thread in threads:
             thread.join()
 
@@ -185,6 +223,20 @@ def dask(tasks: list[Task], samples: int | None, limits: Limits,
             yield futures[future], future.result()
     finally:
         client.close()
+
+
+def worker_count(executor: str, jobs: int, address: str | None) -> int:
+    """Workers computing the runs: 1 (serial), ``jobs`` (processes) or the Dask cluster's worker count."""
+    if executor == "serial":
+        return 1
+    if executor == "dask" and address:
+        try:
+            from dask.distributed import Client
+        except ImportError:
+            return jobs
+        with Client(address) as client:
+            return len(client.scheduler_info()["workers"]) or jobs
+    return jobs
 
 
 def results(tasks: list[Task], samples: int | None, limits: Limits, executor: str = "serial",

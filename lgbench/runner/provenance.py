@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from lgbench.store import METADATA
+from lgbench.store import METADATA, read_metadata
 
 
 def _cpu_model() -> str:
@@ -60,18 +60,23 @@ def session_record(executor: str, workers: int) -> dict[str, Any]:
     }
 
 
-def record_session(directory: Path, study_name: str, record: dict[str, Any]) -> Path:
-    """Append ``record`` to ``directory/metadata.json`` (written atomically)."""
+def record_session(directory: Path, study_name: str, record: dict[str, Any]) -> Path | None:
+    """Append ``record`` to ``directory/metadata.json`` (written atomically). A file that is not
+    valid provenance is kept as ``metadata.json.invalid-TIME`` (returned) and a new one started."""
+    from lgbench.store import atomic
+
     path = directory / METADATA
     data: dict[str, Any] = {"study": study_name, "sessions": []}
+    backup = None
     if path.exists():
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except ValueError:
-            pass
+        found = read_metadata(path)
+        if found is None:
+            stamp = datetime.datetime.now().strftime("%Y%m%dT%H%M%S")
+            backup = path.with_name(f"{METADATA}.invalid-{stamp}")
+            os.replace(path, backup)
+        else:
+            data = found
     data.setdefault("sessions", []).append(record)
     data["study"] = study_name
-    temporary = path.with_suffix(".tmp")
-    temporary.write_text(json.dumps(data, indent=1), encoding="utf-8")
-    os.replace(temporary, path)
-    return path
+    atomic.write_text(path, json.dumps(data, indent=1))
+    return backup

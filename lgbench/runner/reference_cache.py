@@ -15,6 +15,7 @@ import json
 import os
 import shutil
 import tempfile
+import zipfile
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
@@ -42,45 +43,71 @@ def reference_key(spec: RunSpec, samples: int | None) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
+def _checksum(series: dict[str, np.ndarray] | None) -> str | None:
+    """sha256 over the names, shapes, types and bytes of the series arrays."""
+    if series is None:
+        return None
+    digest = hashlib.sha256()
+    for name in sorted(series):
+        array = np.ascontiguousarray(series[name])
+        digest.update(f"{name}:{array.dtype.str}:{array.shape}".encode())
+        digest.update(array.tobytes())
+    return digest.hexdigest()
+
+
+RESULT_FIELDS = {"status", "message", "steps", "cpu_s", "t_final", "final_outputs", "statistics"}
+
+
 def load(key: str, root: Path | None = None) -> RunResult | None:
-    """The cached result under ``key``, or None (missing or unreadable entries are misses)."""
+    """The cached result under ``key``, or None: a missing entry, and a damaged one (unreadable,
+    truncated, unexpected keys, wrong checksum) are misses."""
     folder = (root or cache_root()) / key
     try:
         data = json.loads((folder / "result.json").read_text(encoding="utf-8"))
         series = None
-        if data.pop("has_series"):
-            with np.load(folder / "series.npz") as stored:
+        if data["has_series"]:
+            with np.load(folder / "series.npz", allow_pickle=False) as stored:
                 series = {name: stored[name] for name in stored.files}
-    except (OSError, ValueError, KeyError):
+        if _checksum(series) != data["series_sha256"] or data["status"] != "ok":
+            return None
+        return RunResult(series=series, **{name: data[name] for name in RESULT_FIELDS})
+    except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile):
         return None
-    data.pop("spec", None)
-    data.pop("samples", None)
-    return RunResult(series=series, **data)
 
 
 def save(key: str, spec: RunSpec, samples: int | None, result: RunResult, root: Path | None = None) -> Path:
-    """Store ``result`` under ``key`` atomically (a folder renamed into place)."""
+    """Store ``result`` under ``key`` atomically (a folder renamed into place), replacing an entry
+    that is there already."""
     root = root or cache_root()
     root.mkdir(parents=True, exist_ok=True)
     target = root / key
     staging = Path(tempfile.mkdtemp(prefix=f".{key}-", dir=root))
-    data = {"status": result.status, "message": result.message, "steps": result.steps,
-            "cpu_s": result.cpu_s, "t_final": result.t_final, "final_outputs": result.final_outputs,
-            "statistics": result.statistics, "has_series": result.series is not None,
-            "spec": asdict(spec), "samples": samples}
-    (staging / "result.json").write_text(json.dumps(data, default=float, indent=1), encoding="utf-8")
-    if result.series is not None:
-        np.savez(staging / "series.npz", **result.series)
     try:
+        data = {"status": result.status, "message": result.message, "steps": result.steps,
+                "cpu_s": result.cpu_s, "t_final": result.t_final, "final_outputs": result.final_outputs,
+                "statistics": result.statistics, "has_series": result.series is not None,
+                "series_sha256": _checksum(result.series), "spec": asdict(spec), "samples": samples}
+        if result.series is not None:
+            np.savez(staging / "series.npz", **result.series)
+        (staging / "result.json").write_text(json.dumps(data, default=float, indent=1), encoding="utf-8")
+        if target.exists():
+            retired = Path(tempfile.mkdtemp(prefix=f".{key}-old-", dir=root))
+            os.replace(target, retired / key)
+            shutil.rmtree(retired, ignore_errors=True)
         os.replace(staging, target)
-    except OSError:                          # another process stored the same key first
+    except OSError:
+        if not target.exists():
+            raise
+    finally:
         shutil.rmtree(staging, ignore_errors=True)
     return target
 
 
 def cached_reference(spec: RunSpec, samples: int | None, compute: Callable[[], RunResult],
-                     use_cache: bool = True) -> tuple[RunResult, bool]:
-    """(result, True) from the cache, or (computed result, False), stored if it succeeded."""
+                     use_cache: bool = True, warn: Callable[[str], object] | None = None) -> tuple[RunResult, bool]:
+    """(result, True) from the cache, or (computed result, False), stored if it succeeded. With
+    ``use_cache`` false the cache is not read but the fresh result replaces the entry. A cache that
+    cannot be written (read-only, full) gives a warning; the run goes on with the result in memory."""
     key = reference_key(spec, samples)
     if use_cache:
         hit = load(key)
@@ -88,5 +115,10 @@ def cached_reference(spec: RunSpec, samples: int | None, compute: Callable[[], R
             return hit, True
     result = compute()
     if result.status == "ok":
-        save(key, spec, samples, result)
+        try:
+            save(key, spec, samples, result)
+        except OSError as error:
+            if warn is not None:
+                warn(f"warning: the reference cache {cache_root()} cannot be written ({error.strerror or error}); "
+                     "going on with the reference in memory")
     return result, False

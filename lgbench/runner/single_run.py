@@ -6,7 +6,6 @@ This is the only place where a model (layer 3) meets an integrator (layer 4). Ev
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-import time
 from typing import Any
 
 import numpy as np
@@ -51,6 +50,7 @@ class RunResult:
 def _build(spec: RunSpec):
     from lgbench.exceptions import InputError
     from lgbench.integrators import INTEGRATORS
+    from lgbench.runner.bounds import STEP_CEILING, step_count
     from lgbench.models import MODELS
 
     if spec.model not in MODELS:
@@ -62,6 +62,9 @@ def _build(spec: RunSpec):
         raise InputError(f"step size must be positive, got {spec.h}", field="h")
     if not (np.isfinite(spec.t_end) and spec.t_end > 0):
         raise InputError(f"t_end must be positive, got {spec.t_end}", field="t_end")
+    if step_count(spec.t_end, spec.h) > STEP_CEILING:
+        raise InputError(f"h = {spec.h:g} needs more than {STEP_CEILING:.0e} steps to t_end = {spec.t_end:g}",
+                         field="h")
     integrator = INTEGRATORS[spec.integrator]
     if spec.formulation not in integrator.formulations:
         raise InputError(f"formulation '{spec.formulation}' cannot be used with the {integrator.kind} "
@@ -108,6 +111,11 @@ def constraint_series(system, times, q_samples, v_samples, lam_samples) -> dict[
             "lambda_norm": rows[:, 2]}
 
 
+def reached_end(t_reached: float, t_end: float) -> bool:
+    """Whether a run got to t_end (up to the round-off of summed steps); a run is "ok" only then."""
+    return bool(np.isfinite(t_reached)) and t_reached >= t_end * (1.0 - 1e-9)
+
+
 def run_single(spec: RunSpec, n_samples: int | None = None) -> RunResult:
     """Integrate one configuration; numerical failure is a status, bad input an InputError.
 
@@ -126,8 +134,11 @@ def run_single(spec: RunSpec, n_samples: int | None = None) -> RunResult:
 
     status = Status(code).label
     message = "" if code == 0 else _failure_message(code, t_reached, steps, sys, q)
+    if code == 0 and not reached_end(t_reached, spec.t_end):
+        status, message = "failed", (f"the integration stopped at t = {t_reached:.6g} s after {steps} steps, "
+                                     f"before t_end = {spec.t_end:g} s")
     final = {}
-    if code == 0:
+    if status == "ok":
         values = model.outputs(sys, q, v, lam, t_reached)
         final = {name: float(x) for name, x in zip(model.output_names, values)}
     series = None

@@ -3,32 +3,53 @@
 from __future__ import annotations
 
 import inspect
+import math
+import re
 import typing
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, PositiveFloat, PositiveInt,
-                      ValidationError, field_validator, model_validator)
+from pydantic import (AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError,
+                      field_validator, model_validator)
 
 from lgbench.analysis.expectations import Expectation
 from lgbench.analysis.published import Published, on_grid
 from lgbench.exceptions import InputError
+from lgbench.runner import bounds
 from lgbench.runner.error_measures import MEASURES, quantity_outputs
 
 
-def parameter_value(value: Any) -> Any:
-    """Model parameters and options are numbers, text, true/false or lists of numbers."""
-    if isinstance(value, bool | int | float | str):
+NUMBER_TEXT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+"""A number written as text: YAML 1.1 reads ``1e-6`` (no dot) as text, lgbench reads it as the number."""
+
+
+def _finite(value: int | float) -> float | int:
+    if isinstance(value, int) and abs(value) <= 2**53 or isinstance(value, float) and math.isfinite(value):
         return value
+    raise ValueError(f"expected a finite number of magnitude below 9e15 or 1e308, got {str(value)[:30]}")
+
+
+def parameter_value(value: Any) -> Any:
+    """Model parameters and options are finite numbers (also written as text, ``1e-6``), text,
+    true/false or lists of finite numbers."""
+    if isinstance(value, str) and NUMBER_TEXT.fullmatch(value.strip()):
+        value = float(value)
+    if isinstance(value, bool | str):
+        return value
+    if isinstance(value, int | float):
+        return _finite(value)
     if isinstance(value, list) and all(isinstance(item, int | float) and not isinstance(item, bool)
                                        for item in value):
-        return [float(item) for item in value]
+        return [float(_finite(item)) for item in value]
     raise ValueError("expected a number, text, true/false or a list of numbers")
 
 
 ParameterValue = Annotated[Any, AfterValidator(parameter_value)]
 Name = Annotated[str, Field(min_length=1)]
+Positive = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+Finite = Annotated[float, Field(allow_inf_nan=False)]
+Index = Annotated[int, Field(ge=-100, le=100)]
 
 
 class _Strict(BaseModel):
@@ -45,11 +66,11 @@ class Combination(_Strict):
 class Steps(_Strict):
     """Step sizes: explicit ``values`` or ``rule: geometric`` with h_n = h0 * base**(1 - n)."""
 
-    values: list[PositiveFloat] | None = Field(default=None, min_length=1)
+    values: list[Positive] | None = Field(default=None, min_length=1, max_length=bounds.MAX_STEP_SIZES)
     rule: Literal["geometric"] | None = None
-    h0: PositiveFloat | None = None
-    base: Annotated[float, Field(gt=1)] | None = None
-    n: tuple[int, int] | None = None
+    h0: Positive | None = None
+    base: Annotated[float, Field(gt=1, le=1000)] | None = None
+    n: tuple[Index, Index] | None = None
 
     @model_validator(mode="after")
     def _one_form(self) -> Steps:
@@ -67,7 +88,13 @@ class Steps(_Strict):
                 raise ValueError(f"the geometric rule needs {', '.join(missing)}")
             if self.n[0] > self.n[1]:
                 raise ValueError("'n' is [first, last] with first <= last")
+            if self.count() > bounds.MAX_STEP_SIZES:
+                raise ValueError(f"'n' spans more than {bounds.MAX_STEP_SIZES} step sizes")
         return self
+
+    def count(self) -> int:
+        """How many step sizes, without computing them."""
+        return len(self.values) if self.values is not None else self.n[1] - self.n[0] + 1
 
     def sizes(self) -> list[float]:
         """The step sizes in the order they are listed (geometric: largest first)."""
@@ -89,6 +116,11 @@ class IntegratorEntry(_Strict):
     steps: Steps | None = None          # this entry's own step sizes (default: the study's)
 
 
+IntegratorItem = Annotated[Annotated[Name, Tag("@name")] | Annotated[IntegratorEntry, Tag("@entry")],
+                           Discriminator(lambda item: "@name" if isinstance(item, str) else "@entry")]
+"""A plain integrator name or an entry with options; errors name the member that was meant."""
+
+
 class Method(typing.NamedTuple):
     """One formulation x integrator (variant) of a study's grid."""
 
@@ -105,7 +137,7 @@ class Reference(_Strict):
 
     formulation: Name | None = None
     integrator: Name | None = None
-    h: PositiveFloat | None = None
+    h: Positive | None = None
     options: dict[str, ParameterValue] = {}
     params: dict[str, ParameterValue] = {}
     exact: bool = False
@@ -130,7 +162,7 @@ class ErrorRequest(_Strict):
 
     quantity: Name
     measure: Name
-    window: tuple[float, float] | None = None
+    window: tuple[Finite, Finite] | None = None
 
     @field_validator("window")
     @classmethod
@@ -155,7 +187,7 @@ class SeriesPlot(_Strict):
     against that output instead of time, a trajectory (paper 000 Fig. 10)."""
 
     outputs: list[Name] = Field(min_length=1, max_length=8)
-    h: PositiveFloat | None = None
+    h: Positive | None = None
     methods: list[Name] = []
     difference: bool = False
     log: bool = False                  # absolute values on a logarithmic axis (residuals, errors)
@@ -163,23 +195,28 @@ class SeriesPlot(_Strict):
     title: str = ""
 
 
+NAME_PATTERN = r"^[A-Za-z0-9_-][A-Za-z0-9_.-]*$"
+"""A study name is a plain file name: it names the result folder (no '/', no leading '.', so no '..')."""
+
+
 class Study(_Strict):
     """A study: one model, a formulation x integrator x step-size grid, a reference and errors."""
 
-    name: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+$")]
+    name: Annotated[str, Field(pattern=NAME_PATTERN, max_length=100)]
     description: str = ""
     paper: str = ""
     model: Name
     params: dict[str, ParameterValue] = {}
-    t_end: PositiveFloat
+    t_end: Annotated[float, Field(gt=0, le=bounds.MAX_T_END, allow_inf_nan=False)]
     formulations: list[Name] = Field(min_length=1)
-    integrators: list[Name | IntegratorEntry] = Field(min_length=1)
+    integrators: list[IntegratorItem] = Field(min_length=1)
     options: dict[str, ParameterValue] = {}
     exclude: list[Combination] = []
     steps: Steps
     reference: Reference
     errors: list[ErrorRequest] = Field(min_length=1)
-    samples: PositiveInt | None = None
+    samples: Annotated[int, Field(ge=1, le=bounds.MAX_SAMPLES)] | None = None
+    max_steps: Annotated[int, Field(ge=1, le=bounds.STEP_CEILING)] | None = None   # step budget per run
     expectations: list[Expectation] = []
     series_plots: list[SeriesPlot] = []
     profiles: dict[str, dict[str, Any]] = {}
@@ -258,16 +295,21 @@ def check_parameters(model: Any, params: dict[str, Any], field: str, file: str |
                    f"{field}{separator}{key}", file)
 
 
-def load_study(path: str | Path, profile: str | None = None) -> Study:
+def load_study(path: str | Path, profile: str | None = None, max_steps: int | None = None) -> Study:
     """Read, validate and name-check a study file, with the overrides of ``profile`` if given.
 
     A profile (e.g. ``quick``: coarser grid, shorter t_end, its own expectations) is a mapping under
     ``profiles`` whose fields replace the study's; the profiled study is named ``NAME-PROFILE``.
     Without ``profile`` every profile is validated too. A profile inherits ``published`` (checked
     against the study as written) narrowed to its own methods, step sizes and errors.
+    ``max_steps`` raises the step budget per run (as the study's own ``max_steps`` does).
     """
     file = str(path)
     try:
+        size = Path(path).stat().st_size
+        if size > bounds.MAX_FILE_BYTES:
+            raise InputError(f"the file has {size} bytes, more than a study file may have",
+                             file=file, allowed=f"at most {bounds.MAX_FILE_BYTES} bytes")
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
         raise InputError("file not found", file=file) from None
@@ -279,6 +321,8 @@ def load_study(path: str | Path, profile: str | None = None) -> Study:
         data = yaml.safe_load(text)
     except yaml.YAMLError as error:
         raise InputError(_yaml_message(error), file=file) from None
+    except RecursionError:
+        raise InputError("the YAML is nested too deeply", file=file) from None
     if not isinstance(data, dict):
         raise InputError("a study file is a mapping of fields (name: ..., model: ...)", file=file,
                          allowed=list(Study.model_fields))
@@ -290,14 +334,33 @@ def load_study(path: str | Path, profile: str | None = None) -> Study:
         study = Study.model_validate(data)
     except ValidationError as error:
         raise _input_error(error, file) from None
+    except RecursionError:
+        raise InputError("the study is nested too deeply", file=file) from None
     if base_published is not None and study.published == base_published:
         study = study.model_copy(update={"published": base_published.narrowed(
             study.method_labels(), study.step_sizes(), [(r.quantity, r.label) for r in study.errors])})
+    _check_bounds(study, file, max_steps)
     _check_names(study, file)
     if profile is None:
         for name in study.profiles:
-            load_study(path, name)
+            load_study(path, name, max_steps)
     return study
+
+
+def _check_bounds(study: Study, file: str, max_steps: int | None) -> None:
+    """Grid size, then the step count of every step size (and of the reference) within the budget."""
+    entries = study.integrator_entries()
+    runs = len(study.formulations) * sum((entry.steps or study.steps).count() for entry in entries)
+    bounds.check_grid_size(runs, file)
+    budget = bounds.step_budget(study.max_steps, max_steps)
+    for field, steps in [("steps", study.steps)] + [(f"integrators[{index}].steps", entry.steps)
+                                                    for index, entry in enumerate(entries) if entry.steps]:
+        for position, h in enumerate(steps.sizes()):
+            where = f"{field}.values[{position}]" if steps.values is not None else f"{field} (h = {h:g})"
+            bounds.check_steps(study.t_end, h, budget, where, file, "max_steps: N (or --max-steps N)")
+    if study.reference.h is not None:
+        bounds.check_steps(study.t_end, study.reference.h, budget, "reference.h", file,
+                           "max_steps: N (or --max-steps N)")
 
 
 def _checked_base_published(data: dict[str, Any], file: str) -> Published | None:
@@ -346,6 +409,8 @@ def _yaml_message(error: yaml.YAMLError) -> str:
 def _field_path(location: tuple[Any, ...]) -> str:
     path = ""
     for part in location:
+        if isinstance(part, str) and part.startswith("@"):       # a union member's tag
+            continue
         path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
     return path
 
@@ -365,7 +430,7 @@ def _fields_at(location: tuple[Any, ...]) -> list[str]:
     """The field names allowed at the mapping that holds ``location``'s last part."""
     model: type[BaseModel] | None = Study
     for part in location[:-1]:
-        if isinstance(part, str):
+        if isinstance(part, str) and not part.startswith("@"):
             if model is None or part not in model.model_fields:
                 return []
             model = _model_in(model.model_fields[part].annotation)
@@ -383,11 +448,11 @@ def _input_error(error: ValidationError, file: str) -> InputError:
         return InputError("required field is missing", file=file, field=field)
     if problem["type"] == "string_pattern_mismatch":
         return InputError(f"'{problem['input']}' is not a usable name (it names the result folder)",
-                          file=file, field=field, allowed="letters, digits, '_', '-', '.'")
+                          file=file, field=field, allowed="a plain file name: letters, digits, '_', '-', '.', not starting with '.'")
     message = problem["msg"].removeprefix("Value error, ")
     given = problem.get("input")
     if isinstance(given, bool | int | float | str) and problem["type"] != "value_error":
-        message += f" (got {given!r})"
+        message += f" (got {bounds.echo_text(repr(given))})"
     return InputError(message, file=file, field=field)
 
 
@@ -469,6 +534,21 @@ def _check_options(integrator: Any, options: dict[str, Any], field: str, file: s
         suffix = (error.field or "").removeprefix("options").lstrip(".")
         raise InputError(error.args[0], file=file, field=f"{field}.{suffix}" if suffix else field,
                          allowed=error.allowed) from None
+    except (TypeError, ValueError):            # an integrator's check that did not expect this type
+        key = next((key for key in options if not _accepted(integrator, {key: options[key]})), None)
+        raise InputError("invalid value" + (f" {bounds.echo_text(repr(options[key]))}" if key else ""),
+                         file=file, field=f"{field}.{key}" if key else field) from None
+    bounds.check_option_ranges(options, field, file)
+
+
+def _accepted(integrator: Any, options: dict[str, Any]) -> bool:
+    try:
+        integrator.validate_options(options)
+    except InputError:
+        return True
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 CONSTRAINT_SERIES = ("constraint_residual", "velocity_constraint_residual", "lambda_norm")

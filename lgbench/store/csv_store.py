@@ -14,11 +14,12 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from lgbench.store import atomic
+from lgbench.store.tables import DamagedTable, checked_rows
+
 RUN_COLUMNS = ["run_id", "model", "formulation", "integrator", "integrator_kind", "variant", "h", "t_end",
                "status", "message", "steps", "cpu_s"]
 ERROR_COLUMNS = ["run_id", "quantity", "measure", "value"]
-METADATA = "metadata.json"
-"""The provenance file of a result folder (sessions that wrote it)."""
 
 
 def _complete_bytes(path: Path) -> bytes:
@@ -29,29 +30,32 @@ def _complete_bytes(path: Path) -> bytes:
     return data[: data.rfind(b"\n") + 1]
 
 
-def _complete_text(path: Path) -> str:
-    return _complete_bytes(path).decode("utf-8")
+def _checked(path: Path) -> tuple[list[str], list[list[str]], str]:
+    data = _complete_bytes(path)
+    header, rows = checked_rows(path, data)
+    return header, rows, data.decode("utf-8")
 
 
 def read_rows(path: str | Path) -> list[dict[str, str]]:
-    """All complete rows of a CSV table as dicts of strings; a trailing partial line is ignored."""
-    text = _complete_text(Path(path))
-    return list(csv.DictReader(io.StringIO(text))) if text else []
+    """All complete rows of a CSV table as dicts of strings; a trailing partial line is ignored, a
+    damaged table is a ``DamagedTable`` error naming the line."""
+    header, rows, _ = _checked(Path(path))
+    return [dict(zip(header, row)) for row in rows]
 
 
 def read_frame(path: str | Path):
     """A CSV table as a pandas DataFrame (complete rows only; empty frame if there are none)."""
     import pandas as pd
 
-    text = _complete_text(Path(path))
-    return pd.read_csv(io.StringIO(text)) if text else pd.DataFrame()
+    header, _, text = _checked(Path(path))
+    return pd.read_csv(io.StringIO(text)) if header else pd.DataFrame()
 
 
 def _header(path: Path) -> list[str]:
     """The column names of an existing table ([] if the file is missing or has no complete line)."""
     if not path.exists():
         return []
-    with open(path, encoding="utf-8", newline="") as handle:
+    with open(path, encoding="utf-8", errors="replace", newline="") as handle:
         line = handle.readline()
     return next(csv.reader([line]), []) if line.endswith("\n") else []
 
@@ -73,15 +77,8 @@ def _lines(columns: list[str], rows: Iterable[Mapping[str, Any]], header: bool) 
 
 
 def write_table(path: str | Path, columns: list[str], rows: Iterable[Mapping[str, Any]]) -> None:
-    """Write a whole table atomically (temporary file in the same folder, then ``os.replace``)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
-    with open(temporary, "w", encoding="utf-8", newline="") as handle:
-        handle.write(_lines(columns, rows, header=True))
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
+    """Write a whole table atomically (temporary file in the same folder, then renamed)."""
+    atomic.write_text(path, _lines(columns, rows, header=True))
 
 
 def write_series(path: str | Path, series: Mapping[str, Any]) -> None:
@@ -132,8 +129,20 @@ def append_rows(path: str | Path, rows: list[Mapping[str, Any]],
         os.close(descriptor)
 
 
+def _set_aside(path: Path) -> Path:
+    import datetime
+
+    backup = path.with_name(f"{path.name}.damaged-{datetime.datetime.now():%Y%m%dT%H%M%S}")
+    os.replace(path, backup)
+    return backup
+
+
 class ResultStore:
-    """A study's result folder: ``runs.csv``, ``errors.csv``, ``reference.csv``, ``series/``."""
+    """A study's result folder: ``runs.csv``, ``errors.csv``, ``reference.csv``, ``series/``.
+
+    Writers hold the folder's lock (``lgbench.store.lock``); the header-widening rewrite of
+    ``append_rows`` is then never concurrent with an append.
+    """
 
     def __init__(self, directory: str | Path):
         self.directory = Path(directory)
@@ -183,12 +192,20 @@ class ResultStore:
         append_rows(self.errors_path, list(error_rows), ERROR_COLUMNS)
         append_rows(self.runs_path, [run_row], RUN_COLUMNS)
 
-    def forget(self, run_ids: set[str]) -> None:
-        """Remove every row of these runs from runs.csv and errors.csv."""
+    def forget(self, run_ids: set[str]) -> list[Path]:
+        """Remove every row of these runs from runs.csv and errors.csv. A damaged table is moved
+        aside as ``NAME.damaged-TIME`` (returned) and starts anew."""
+        backups = []
         for path in (self.runs_path, self.errors_path):
-            if path.exists():
+            if not path.exists():
+                continue
+            try:
                 kept = [row for row in read_rows(path) if row["run_id"] not in run_ids]
-                write_table(path, _header(path), kept)
+            except DamagedTable:
+                backups.append(_set_aside(path))
+                continue
+            write_table(path, _header(path), kept)
+        return backups
 
     def write_reference(self, row: Mapping[str, Any]) -> None:
         write_table(self.reference_path, list(row), [row])

@@ -1,0 +1,74 @@
+"""Atomic file writes: every file lgbench writes goes to a temporary name in the same folder
+(``.NAME.PID.lgbench-tmp``), is flushed to disk and renamed over the target, so a reader or a crash
+sees the old file or the new one, never a part. Leftovers of a process that died are removed by
+``clean_leftovers`` on the next run."""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+SUFFIX = ".lgbench-tmp"
+
+
+def temporary_name(path: Path) -> Path:
+    return path.with_name(f".{path.name}.{os.getpid()}{SUFFIX}")
+
+
+@contextmanager
+def atomic_path(path: str | Path) -> Iterator[Path]:
+    """A temporary path to write; renamed to ``path`` when the block ends without error, removed
+    otherwise."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = temporary_name(path)
+    try:
+        yield temporary
+        _fsync(temporary)
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def write_bytes(path: str | Path, data: bytes) -> Path:
+    with atomic_path(path) as temporary:
+        temporary.write_bytes(data)
+    return Path(path)
+
+
+def write_text(path: str | Path, text: str) -> Path:
+    return write_bytes(path, text.encode("utf-8"))
+
+
+def _fsync(path: Path) -> None:
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def clean_leftovers(directory: str | Path) -> list[Path]:
+    """Remove the temporary files under ``directory`` whose writing process is gone."""
+    removed = []
+    for path in Path(directory).rglob(f".*{SUFFIX}"):
+        pid = path.name.removesuffix(SUFFIX).rpartition(".")[2]
+        if pid.isdigit() and _alive(int(pid)) and int(pid) != os.getpid():
+            continue
+        try:
+            path.unlink()
+            removed.append(path)
+        except OSError:
+            pass
+    return removed

@@ -1,0 +1,89 @@
+"""Interrupts: SIGTERM or Ctrl-C to ``lgbench run`` stops it with "interrupted: N runs stored",
+exit 143 / 130, the worker processes taken down with it (no orphans, no tracebacks)."""
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from test_cli import write_study
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def children(pid: int) -> set[int]:
+    """Living descendants of ``pid`` (zombies excluded)."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.add(int(entry.name))
+    return found | {grandchild for child in found for grandchild in children(child)}
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc").exists(), reason="needs /proc to find the worker processes")
+@pytest.mark.parametrize("signum, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)], ids=["SIGTERM", "SIGINT"])
+def test_a_signal_stops_run_jobs_2_and_takes_the_workers_down(tmp_path, signum, code):
+    path = write_study(tmp_path, formulations=["RV", "Rxyz"], t_end=40.0, steps={"values": [1e-5, 2e-5]},
+                       reference={"formulation": "RV", "integrator": "RK44", "h": 1e-3}, max_steps=10**8)
+    process = subprocess.Popen([sys.executable, "-m", "lgbench", "run", str(path), "--out", str(tmp_path / "out"),
+                                "--jobs", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "PYTHONPATH": str(ROOT)})
+    deadline = time.monotonic() + 120
+    workers: set[int] = set()
+    while time.monotonic() < deadline and len(workers) < 2:
+        time.sleep(0.2)
+        workers = {pid for pid in children(process.pid) if "multiprocessing" in
+                   Path(f"/proc/{pid}/cmdline").read_text(errors="replace") and "spawn_main" in
+                   Path(f"/proc/{pid}/cmdline").read_text(errors="replace")}
+    assert len(workers) >= 2, "the workers did not start"
+    time.sleep(1.0)
+    descendants = children(process.pid)
+    stopped = time.monotonic()
+    process.send_signal(signum)
+    output, errors = process.communicate(timeout=60)
+    latency = time.monotonic() - stopped
+    assert process.returncode == code, errors
+    assert "interrupted: 0 runs stored — run again to resume" in errors and "Traceback" not in errors + output
+    assert latency < 5, f"took {latency:.1f} s to stop"
+    time.sleep(0.5)
+    assert not [pid for pid in descendants if alive(pid)], "orphaned worker processes"
+
+
+def test_a_cold_engine_cache_announces_the_compilation(tmp_path, monkeypatch):
+    import lgbench
+    from lgbench import _compile_cache
+
+    monkeypatch.setattr(lgbench, "NUMBA_CACHE_DIR", str(tmp_path / "empty"))
+    assert "compiling the engine for this machine, once" in _compile_cache.compile_notice()
+    (tmp_path / "warm").mkdir()
+    (tmp_path / "warm" / "kernel.step-1.py312.nbi").write_bytes(b"")
+    monkeypatch.setattr(lgbench, "NUMBA_CACHE_DIR", str(tmp_path / "warm"))
+    assert _compile_cache.compile_notice() is None
+
+
+def test_the_workers_column_is_the_dask_clusters_worker_count():
+    distributed = pytest.importorskip("dask.distributed")
+    from lgbench.runner.executors import worker_count
+
+    with distributed.LocalCluster(n_workers=3, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        assert worker_count("dask", 1, cluster.scheduler_address) == 3
+    assert worker_count("processes", 2, None) == 2 and worker_count("serial", 4, None) == 1
