@@ -79,3 +79,10 @@ def test_bad_adaptive_numbers_are_input_errors():
     with pytest.raises(InputError) as caught:
         INTEGRATORS["DOPRI5"].validate_options({"step_control": "adaptive", "rtol": -1.0})
     assert caught.value.field == "options.rtol"
+
+
+def test_an_exhausted_step_budget_is_a_failure_that_says_so_not_a_divergence():
+    result = run_single(RunSpec("heavy_top", "RV", "DOPRI5", 1e-2, 1.0,
+                                options=(("step_control", "adaptive"), ("max_steps", 5))))
+    assert result.status == "failed"
+    assert "step budget" in result.message and "max_steps" in result.message

@@ -17,7 +17,7 @@ from lgbench.integrators.explicit import combine_stages, rk_stages
 from lgbench.integrators.interface import Integration, sampling, timed_run
 from lgbench.integrators.stepping import SAMPLE_TOLERANCE, record_due_samples
 from lgbench.mbs.borrowed import borrowed
-from lgbench.mbs.codes import DIVERGED, OK
+from lgbench.mbs.codes import DIVERGED, OK, STEP_BUDGET_EXHAUSTED
 from lgbench.mbs.dense import all_finite
 from lgbench.mbs.dynamics import is_rigid_body_system, rhs_work
 
@@ -77,7 +77,7 @@ def adaptive_loop(sys, A, B, C, E, embedded_order, q, v, t0, t_end, h_max, h_min
     accepted = 0
     while t_end - t > 1e-12 * h_max:
         if accepted + stats[ST_REJECTED] >= max_steps:
-            return DIVERGED, accepted, t
+            return STEP_BUDGET_EXHAUSTED, accepted, t
         target = t_end
         if next_sample < sample_times.shape[0] and sample_times[next_sample] < t_end:
             target = sample_times[next_sample]

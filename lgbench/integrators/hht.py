@@ -368,7 +368,7 @@ class HHTIntegrator:
     def options(self, options: dict[str, Any]) -> tuple[np.ndarray, NewtonOptions, dict[str, Any]]:
         """(method vector, Newton option vector, merged options) after validation."""
         opts, merged = implicit_options(self, options)
-        if merged["variant"] not in VARIANTS:
+        if not isinstance(merged["variant"], str) or merged["variant"] not in VARIANTS:
             raise InputError(f"invalid value {merged['variant']!r}", field="options.variant",
                              allowed=list(VARIANTS))
         try:

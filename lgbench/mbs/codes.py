@@ -86,6 +86,7 @@ class Status(IntEnum):
     SINGULAR_MATRIX = 4
     PROJECTION_FAILED = 5
     UNRESOLVED_ROTATION = 6
+    STEP_BUDGET_EXHAUSTED = 7
 
     @property
     def label(self) -> str:
@@ -99,7 +100,7 @@ class Status(IntEnum):
 _STATUS_LABELS = {
     Status.OK: "ok", Status.DIVERGED: "diverged", Status.SINGULAR_PARAMETERISATION: "singular",
     Status.NEWTON_FAILED: "failed", Status.SINGULAR_MATRIX: "failed", Status.PROJECTION_FAILED: "failed",
-    Status.UNRESOLVED_ROTATION: "diverged",
+    Status.UNRESOLVED_ROTATION: "diverged", Status.STEP_BUDGET_EXHAUSTED: "failed",
 }
 _STATUS_MESSAGES = {
     Status.DIVERGED: "non-finite state (NaN/Inf): the integration diverged",
@@ -110,6 +111,8 @@ _STATUS_MESSAGES = {
     Status.PROJECTION_FAILED: "projection onto the position constraints Phi = 0 did not converge",
     Status.UNRESOLVED_ROTATION: "a step rotated a body by more than pi: the step size no longer resolves the "
                                 "motion (the rotation-vector update is aliased); the integration diverged",
+    Status.STEP_BUDGET_EXHAUSTED: "the adaptive step-size control used up its step budget (option max_steps) "
+                                  "before t_end",
 }
 
 FREE, FIXED_POINT = BodyKind
@@ -132,3 +135,4 @@ NEWTON_FAILED = Status.NEWTON_FAILED
 SINGULAR_MATRIX = Status.SINGULAR_MATRIX
 PROJECTION_FAILED = Status.PROJECTION_FAILED
 UNRESOLVED_ROTATION = Status.UNRESOLVED_ROTATION
+STEP_BUDGET_EXHAUSTED = Status.STEP_BUDGET_EXHAUSTED
