@@ -1,5 +1,5 @@
-"""The one fixed-step loop (lgbench/integrators/fixed_step.py): every family runs through it, a new family
-plugs in by registering its step, and a loop specialised on a registered step stays in numba's disk cache."""
+"""The one fixed-step loop (lgbench/integrators/fixed_step.py): a family plugs in its step, the loop ends
+exactly at t_end, and a loop with its step inlined stays in numba's disk cache."""
 import subprocess
 import sys
 import textwrap
@@ -8,15 +8,8 @@ from typing import NamedTuple
 from numba import njit
 import numpy as np
 
-import lgbench.integrators  # noqa: F401  (registers every family)
-from lgbench.integrators.fixed_step import FIXED_STEP_METHODS, fixed_step_method, run_fixed_steps
+from lgbench.integrators.fixed_step import run_fixed_steps
 from lgbench.mbs.codes import OK
-
-FAMILIES = {"ExplicitProblem", "GeneralizedAlphaProblem", "HHTProblem", "Index1Problem", "IntrinsicProblem"}
-
-
-def test_every_fixed_step_family_runs_through_the_one_loop():
-    assert {cls.__name__ for cls in FIXED_STEP_METHODS} >= FAMILIES
 
 
 class EulerProblem(NamedTuple):
@@ -24,7 +17,6 @@ class EulerProblem(NamedTuple):
     shortened: np.ndarray   # counts the steps shorter than the nominal step
 
 
-@fixed_step_method(EulerProblem)
 @njit(inline="always")
 def euler_step(problem, state, t, h, h_nominal):
     (x,) = state
@@ -37,12 +29,12 @@ def euler_step(problem, state, t, h, h_nominal):
 @njit
 def integrate_euler(problem, x, sample_times, samples, t_end, h):
     empty = np.zeros(0)
-    return run_fixed_steps(problem, (x,), (x, empty, empty),
-                           (sample_times, samples, np.zeros((samples.shape[0], 0)), np.zeros((samples.shape[0], 0))),
+    no_samples = np.zeros((samples.shape[0], 0))
+    return run_fixed_steps(euler_step, problem, (x,), (x, empty, empty), (sample_times, samples, no_samples, no_samples),
                            0.0, t_end, h)
 
 
-def test_a_registered_step_ends_exactly_at_t_end_and_sees_the_shortened_last_step():
+def test_the_loop_ends_exactly_at_t_end_and_the_step_sees_the_shortened_last_step():
     problem = EulerProblem(-1.0, np.zeros(1))
     x = np.array([1.0])
     samples = np.zeros((3, 1))
@@ -60,16 +52,17 @@ PLUGIN = textwrap.dedent('''
     from typing import NamedTuple
     import numpy as np
     from numba import njit
-    from lgbench.integrators.fixed_step import fixed_step_method, run_fixed_steps
+    from lgbench.integrators.fixed_step import run_fixed_steps
 
     class DecayProblem(NamedTuple):
         rate: float
         work: tuple
 
-    @fixed_step_method(DecayProblem)
-    @njit(inline="always", cache=True)
+    @njit(inline="always")
     def decay_step(problem, state, t, h, h_nominal):
         x, v = state
+        if h != h_nominal:
+            v[0] += 1.0
         x[0] += h * problem.rate * x[0] * problem.work[0][0]
         return 0
 
@@ -77,21 +70,23 @@ PLUGIN = textwrap.dedent('''
     def integrate_decay(problem, x, t_end, h):
         empty = np.zeros(0)
         none = np.zeros((0, 0))
-        return run_fixed_steps(problem, (x, empty), (x, empty, empty), (empty, none, none, none), 0.0, t_end, h)
+        return run_fixed_steps(decay_step, problem, (x, np.zeros(1)), (x, empty, empty), (empty, none, none, none),
+                               0.0, t_end, h)
 
-    if __name__ == "__main__":
+    def main():
         x = np.ones(1)
         integrate_decay(DecayProblem(-1.0, (np.ones(2), np.ones((2, 2)))), x, 1.0, 0.1)
         print(sum(integrate_decay.stats.cache_hits.values()))
 ''')
 
 
-def test_a_loop_specialised_on_a_registered_step_is_cached_on_disk(tmp_path):
-    """The reason for the registry: a loop that received its step as a function argument could not be cached."""
+def test_a_family_loop_with_its_step_inlined_is_cached_on_disk(tmp_path):
+    """A loop that received its step as a compiled function argument could not be cached (numba issue 6972)."""
     (tmp_path / "decay_plugin.py").write_text(PLUGIN)
     env = {"NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": ":".join([str(tmp_path), *sys.path]),
            "PATH": "/usr/bin:/bin"}
-    runs = [subprocess.run([sys.executable, "-W", "error::numba.NumbaWarning", str(tmp_path / "decay_plugin.py")],
-                           capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300) for _ in range(2)]
+    command = [sys.executable, "-W", "error::numba.NumbaWarning", "-c", "import decay_plugin; decay_plugin.main()"]
+    runs = [subprocess.run(command, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+            for _ in range(2)]
     assert all(run.returncode == 0 for run in runs), runs[-1].stderr[-2000:]
     assert [run.stdout.strip() for run in runs] == ["0", "1"]

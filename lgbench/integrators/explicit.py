@@ -11,7 +11,7 @@ from numba import njit
 import numpy as np
 
 from lgbench.exceptions import InputError
-from lgbench.integrators.fixed_step import fixed_step_method, run_fixed_steps
+from lgbench.integrators.fixed_step import run_fixed_steps
 from lgbench.integrators.interface import Integration, sampling, timed_run
 from lgbench.mbs.codes import DIVERGED, OK, UNRESOLVED_ROTATION
 from lgbench.mbs.coordinate_update import (
@@ -119,7 +119,6 @@ class ExplicitProblem(NamedTuple):
     scratch: tuple       # (Ks, ks, dq, qs, vs, RhsWork) of ``explicit_rk_step``
 
 
-@fixed_step_method(ExplicitProblem)
 @njit(inline="always")
 def explicit_fixed_step(problem, state, t, h, h_nominal):
     """``explicit_rk_step`` on the state (q, v)."""
@@ -143,7 +142,7 @@ def integrate_explicit(sys, A, B, C, q, v, t0, t_end, h, sample_times, q_samples
     problem = ExplicitProblem(sys, is_rigid_body_system(sys), A, B, C, scratch)
     no_lam = np.zeros(0)
     samples = (sample_times, q_samples, v_samples, np.zeros((sample_times.shape[0], 0)))
-    return run_fixed_steps(problem, (q, v), (q, v, no_lam), samples, t0, t_end, h)
+    return run_fixed_steps(explicit_fixed_step, problem, (q, v), (q, v, no_lam), samples, t0, t_end, h)
 
 
 def require_unconstrained(system) -> None:

@@ -31,7 +31,7 @@ from typing import NamedTuple
 from numba import njit
 import numpy as np
 
-from lgbench.integrators.fixed_step import fixed_step_method, run_fixed_steps
+from lgbench.integrators.fixed_step import run_fixed_steps
 from lgbench.integrators.iteration_matrix import (
     band_iteration_matrix, iteration_matrix_at_residual, stabilisation_blocks,
 )
@@ -350,7 +350,6 @@ class GeneralizedAlphaProblem(NamedTuple):
     stats: np.ndarray      # ST_* layout
 
 
-@fixed_step_method(GeneralizedAlphaProblem)
 @njit(inline="always")
 def generalized_alpha_fixed_step(problem, state, t, h, h_nominal):
     """``generalized_alpha_step`` on the state (q, v, v', a, lambda); a shortened last step needs a new
@@ -376,5 +375,6 @@ def integrate_implicit(sys, method, opts, q, v, vd, a_alg, lam, t0, t_end, h, sa
     of ||Phi|| and ||B v|| over all steps in ``stats``. Returns (status, steps, t_reached).
     """
     problem = GeneralizedAlphaProblem(sys, method, opts, w, stats)
-    return run_fixed_steps(problem, (q, v, vd, a_alg, lam), (q, v, lam), (sample_times, q_samples, v_samples,
-                                                                         lam_samples), t0, t_end, h)
+    samples = (sample_times, q_samples, v_samples, lam_samples)
+    return run_fixed_steps(generalized_alpha_fixed_step, problem, (q, v, vd, a_alg, lam), (q, v, lam), samples, t0,
+                           t_end, h)

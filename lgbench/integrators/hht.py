@@ -34,7 +34,7 @@ import numpy as np
 
 from lgbench.exceptions import InputError
 from lgbench.integrators import generalized_alpha as ga
-from lgbench.integrators.fixed_step import fixed_step_method, run_fixed_steps
+from lgbench.integrators.fixed_step import run_fixed_steps
 from lgbench.integrators.generalized_alpha import ImplicitWorkspace
 from lgbench.integrators.implicit import NEWTON_DEFAULTS, implicit_options
 from lgbench.integrators.interface import Integration, sampling, timed_run
@@ -320,7 +320,6 @@ class HHTProblem(NamedTuple):
     R: np.ndarray
 
 
-@fixed_step_method(HHTProblem)
 @njit(inline="always")
 def hht_fixed_step(problem, state, t, h, h_nominal):
     """``hht_step`` on the state (q, v, a, lambda), with the bookkeeping of ``generalized_alpha_fixed_step``."""
@@ -344,8 +343,8 @@ def integrate_hht(sys, method, opts, q, v, a, lam, t0, t_end, h, sample_times, q
     and ||B v|| as in ``generalized_alpha.integrate_implicit``. Returns (status, steps, t)."""
     nv = v.shape[0]
     problem = HHTProblem(sys, method, opts, w, stats, np.zeros(nv), np.zeros(nv))
-    return run_fixed_steps(problem, (q, v, a, lam), (q, v, lam), (sample_times, q_samples, v_samples, lam_samples),
-                           t0, t_end, h)
+    samples = (sample_times, q_samples, v_samples, lam_samples)
+    return run_fixed_steps(hht_fixed_step, problem, (q, v, a, lam), (q, v, lam), samples, t0, t_end, h)
 
 
 HHT_DEFAULTS: dict[str, Any] = {

@@ -27,7 +27,7 @@ from numba import njit
 import numpy as np
 
 from lgbench.exceptions import InputError
-from lgbench.integrators.fixed_step import fixed_step_method, run_fixed_steps
+from lgbench.integrators.fixed_step import run_fixed_steps
 from lgbench.integrators.interface import Integration, sampling, timed_run
 from lgbench.integrators.tableaus import TABLEAUS, ButcherTableau
 from lgbench.lie.dexpinv import dexpinv_so3_series
@@ -144,7 +144,6 @@ class Index1Problem(NamedTuple):
     scratch: tuple         # (Ks, ks, u, qs, vs, lambda of a stage) of ``index1_rk_step``
 
 
-@fixed_step_method(Index1Problem)
 @njit(inline="always")
 def index1_fixed_step(problem, state, t, h, h_nominal):
     """``index1_rk_step`` on the state (q, v, a, lambda); the maxima of ||Phi|| and ||B v|| over the
@@ -183,7 +182,7 @@ def integrate_index1_rk(sys, A, B, C, opts, q, v, t0, t_end, h, sample_times, q_
     stats[ST_MAX_BV] = max(stats[ST_MAX_BV], velocity_constraint_norm(sys, q, v, w))
     scratch = (np.zeros((s, nq)), np.zeros((s, nv)), np.zeros(nq), np.zeros(nq), np.zeros(nv), np.zeros(nc))
     problem = Index1Problem(sys, A, B, C, opts, w, stats, scratch)
-    status, steps, t = run_fixed_steps(problem, (q, v, a, lam), (q, v, lam),
+    status, steps, t = run_fixed_steps(index1_fixed_step, problem, (q, v, a, lam), (q, v, lam),
                                        (sample_times, q_samples, v_samples, lam_samples), t0, t_end, h)
     return status, steps, t, lam
 

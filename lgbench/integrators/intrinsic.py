@@ -28,7 +28,7 @@ from numba import njit
 import numpy as np
 
 from lgbench.exceptions import InputError
-from lgbench.integrators.fixed_step import fixed_step_method, run_fixed_steps
+from lgbench.integrators.fixed_step import run_fixed_steps
 from lgbench.integrators.interface import Integration, sampling, timed_run
 from lgbench.integrators.second_order_method import generalized_alpha
 from lgbench.lie.so3 import exp_so3, hat, log_so3
@@ -320,7 +320,6 @@ class IntrinsicProblem(NamedTuple):
     stats: np.ndarray
 
 
-@fixed_step_method(IntrinsicProblem)
 @njit(inline="always")
 def intrinsic_fixed_step(problem, state, t, h, h_nominal):
     """One step of the scheme on the motion state (X, R, V, V', a) at t, then the coordinates (q, v)."""
@@ -374,7 +373,7 @@ def integrate_intrinsic(sys, parameters, q, v, t0, t_end, h, sample_times, q_sam
     state = (Xi, Ri, Vi, Vdi, ai, Xf, Rf, Vf, Vj, Vdf, af, q, v)
     no_lam = np.zeros(0)
     samples = (sample_times, q_samples, v_samples, np.zeros((sample_times.shape[0], 0)))
-    return run_fixed_steps(problem, state, (q, v, no_lam), samples, t0, t_end, h)
+    return run_fixed_steps(intrinsic_fixed_step, problem, state, (q, v, no_lam), samples, t0, t_end, h)
 
 
 SCHEMES = {"energy-momentum": ENERGY_MOMENTUM, "energy-decaying": ENERGY_DECAYING,
