@@ -48,6 +48,35 @@ def test_the_loop_ends_exactly_at_t_end_and_the_step_sees_the_shortened_last_ste
     assert samples[0, 0] == 1.0 and abs(samples[1, 0] - 0.9 ** 5) < 1e-14 and samples[2, 0] == x[0]
 
 
+class ScratchProblem(NamedTuple):
+    scratch: np.ndarray     # allocated by the entry point, owned by nothing else
+
+
+@njit(inline="always")
+def accumulate_step(problem, state, t, h, h_nominal):
+    (x,) = state
+    increment = np.full(64, h)          # allocates every step, as the general kernels do
+    problem.scratch[:] += increment
+    x[0] = problem.scratch.sum()
+    return OK
+
+
+@njit
+def integrate_accumulate(x, t_end, h):
+    empty = np.zeros(0)
+    none = np.zeros((0, 0))
+    problem = ScratchProblem(np.zeros(64))
+    return run_fixed_steps(accumulate_step, problem, (x,), (x, empty, empty), (empty, none, none, none), 0.0, t_end, h)
+
+
+def test_scratch_arrays_of_the_entry_point_stay_alive_through_the_loop():
+    """The loop borrows its arguments; an entry point's own scratch arrays must not be freed under it."""
+    x = np.zeros(1)
+    status, steps, _ = integrate_accumulate(x, 1.0, 1e-3)
+    assert (status, steps) == (OK, 1000)
+    assert abs(x[0] - 64.0) < 1e-9
+
+
 PLUGIN = textwrap.dedent('''
     from typing import NamedTuple
     import numpy as np

@@ -20,12 +20,14 @@ cannot cache: "Cannot cache ... dynamic globals", numba issue 6972; an uncached 
 in every process.)
 
 The loop works on ``borrowed`` views of its arguments (lgbench/mbs/borrowed.py: no reference counting
-per kernel call); the entry point owns them for the duration of the call.
+per kernel call). Inlined, its arguments may be the entry point's own locals (scratch arrays it
+allocated), which numba would release after their last use: ``keep_alive`` holds them to the end.
+``tests/test_fixed_step.py`` runs a family whose scratch arrays are locals of its entry point.
 """
 from numba import njit
 
 from lgbench.integrators.stepping import is_due, record_due_samples, step_end_time, step_plan
-from lgbench.mbs.borrowed import borrowed
+from lgbench.mbs.borrowed import borrowed, keep_alive
 from lgbench.mbs.codes import OK
 
 
@@ -36,7 +38,8 @@ def run_fixed_steps(step, problem, state, observed, samples, t0, t_end, h):
     observed = (q, v, lambda) arrays the step keeps current; samples = (sample_times, q_samples,
     v_samples, lam_samples): the observed values at the first step boundary at or after each sample
     time. Returns (status, steps, t_reached)."""
-    problem, state, observed, samples = borrowed((problem, state, observed, samples))
+    owners = (problem, state, observed, samples)
+    problem, state, observed, samples = borrowed(owners)
     q, v, lam = observed
     sample_times, q_samples, v_samples, lam_samples = samples
     total, last = step_plan(t0, t_end, h)
@@ -48,10 +51,12 @@ def run_fixed_steps(step, problem, state, observed, samples, t0, t_end, h):
         hn = h if n < total - 1 else last
         status = step(problem, state, t, hn, h)
         if status != OK:
+            keep_alive(owners)
             return status, steps, t
         steps += 1
         t = step_end_time(t0, t_end, h, n, total)
         if next_sample < n_samples and is_due(sample_times[next_sample], t, h):
             next_sample = record_due_samples(sample_times, next_sample, t, h, q, v, lam, q_samples, v_samples,
                                              lam_samples)
+    keep_alive(owners)
     return OK, steps, t

@@ -10,6 +10,11 @@ manager pointer of every array set to null, which numba's reference counting ski
 while someone else owns the arrays: call it on the arguments of a compiled function, whose caller
 holds them for the duration of the call, never return a borrowed array to Python, and never keep one
 beyond the call.
+
+Inside a function that is *inlined* into its caller (``integrators/fixed_step.run_fixed_steps``) the
+owner can be a local variable of the caller, which numba releases after its last use, i.e. right
+after the ``borrowed`` call: the views would then point into freed memory. Such a function keeps the
+owners alive to its end with ``keep_alive(owners)`` after its last use of the borrowed views.
 """
 from numba import types
 from numba.core import cgutils
@@ -40,3 +45,11 @@ def borrowed(typingctx, x):
     def codegen(context, builder, signature, args):
         return _borrowed_value(context, builder, x, args[0])
     return x(x), codegen
+
+
+@intrinsic
+def keep_alive(typingctx, x):
+    """Use x (and so keep its arrays alive) up to this point; generates no code."""
+    def codegen(context, builder, signature, args):
+        return context.get_dummy_value()
+    return types.none(x), codegen

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from lgbench.exceptions import InputError
 
-TEXT_COLUMNS = {"run_id", "model", "formulation", "integrator", "variant", "status", "message", "executor",
-                "quantity", "measure"}
+TEXT_COLUMNS = {"run_id", "model", "formulation", "integrator", "integrator_kind", "variant", "status", "message",
+                "executor", "quantity", "measure", "parameterisation"}
 """Columns of text; every other column of every table holds numbers (or nothing)."""
 
 REQUIRED = {"runs.csv": ["run_id", "formulation", "integrator", "h", "status"],
