@@ -139,6 +139,7 @@ import json, sys
 import numpy as np
 from numba.core.runtime import rtsys
 from lgbench.integrators import generalized_alpha as ga, hht
+from lgbench.integrators.starting_values import consistent_accelerations
 from lgbench.integrators.implicit import IMPLICIT_INTEGRATORS, implicit_options
 from lgbench.models import MODELS
 
@@ -162,7 +163,7 @@ for model, formulation, integrator in (("heavy_top", "RV", "ga"), ("heavy_top", 
     for steps in (10, 1000, 10):
         q, v = built.q0.copy(), built.v0.copy()
         vd, lam = np.zeros(nv), np.zeros(nc)
-        ga.consistent_accelerations(system, q, v, 0.0, vd, lam)
+        consistent_accelerations(system, q, v, 0.0, vd, lam)
         state = (q, v, vd, vd.copy(), lam) if integrator == "ga" else (q, v, vd, lam)
         solver = "auto" if integrator == "ga" else "dense"
         w = ga.make_workspace(nq, nv, nc, system.body_int.shape[0], 3, system, solver)

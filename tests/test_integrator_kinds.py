@@ -61,8 +61,9 @@ def test_old_folders_without_newton_statistics_hold_explicit_runs_only():
 
 def test_a_widened_old_folder_uses_the_recorded_kind_where_there_is_one(tmp_path):
     path = tmp_path / "runs.csv"
-    append_rows(path, [{"run_id": "a", "integrator": "hht", "newton_per_step": 3.0},
-                       {"run_id": "b", "integrator": "RK44", "newton_per_step": ""}])
+    base = {"formulation": "RV", "h": 1e-3, "status": "ok"}
+    append_rows(path, [{"run_id": "a", "integrator": "hht", "newton_per_step": 3.0, **base},
+                       {"run_id": "b", "integrator": "RK44", "newton_per_step": "", **base}])
     append_rows(path, [{"run_id": "c", "integrator": "intrinsic-energy-momentum", "newton_per_step": "",
-                        "integrator_kind": "implicit"}])
+                        "integrator_kind": "implicit", **base}])
     assert integrator_kinds(read_frame(path)) == ["implicit", "explicit", "implicit"]

@@ -425,6 +425,7 @@ def run_hht(system, integrator: HHTIntegrator, q0, v0, options, h, t_end, sample
         "jacobians": int(stats[ga.ST_JACOBIANS]),
         "factorizations": int(stats[ga.ST_FACTORIZATIONS]),
         "max_newton_in_step": int(stats[ga.ST_MAX_ITERATIONS]),
+        "full_newton_fallbacks": int(stats[ga.ST_FULL_NEWTON_FALLBACKS]),
         "max_constraint_residual": stats[ga.ST_MAX_PHI],
         "max_velocity_constraint_residual": stats[ga.ST_MAX_BV],
         "failed_steps": 0 if code == 0 else 1,
