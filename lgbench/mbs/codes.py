@@ -2,9 +2,8 @@
 
 Every code the flat system arrays and the compiled kernels use is a member of one ``IntEnum`` here:
 body kinds, force elements, joint primitives and the status an integration ends with. numba treats
-the members as integer constants, so a kernel can write ``ForceType.GRAVITY`` or ``Status.OK``
-at no cost. The short names bound at the bottom (``FREE``, ``GRAVITY``, ``OK`` ...) are the same
-members, for kernels whose expressions would otherwise not fit a line.
+the members as integer constants. The compiled kernels use the plain-integer names bound at the bottom
+(``FREE``, ``GRAVITY``, ``OK`` ...), the Python side the enums (``Status(code).label``).
 
 The column layouts of the real-valued rows (which parameter of a force element sits in which
 column) are named in ``lgbench/mbs/system.py`` next to the builder that fills them.
@@ -115,24 +114,26 @@ _STATUS_MESSAGES = {
                                   "before t_end",
 }
 
-FREE, FIXED_POINT = BodyKind
-RV, RXYZ, F1, EP_F1, EP, SE3 = Formulation
-GRAVITY = ForceType.GRAVITY
-BODY_TORQUE = ForceType.BODY_TORQUE
-GLOBAL_TORQUE = ForceType.GLOBAL_TORQUE
-POINT_SPRING_DAMPER = ForceType.POINT_SPRING_DAMPER
-RAMP_BODY_TORQUE = ForceType.RAMP_BODY_TORQUE
-JOINT_PD = ForceType.JOINT_PD
-EP_NORM_RATE_TORQUE = ForceType.EP_NORM_RATE_TORQUE
-MANUFACTURED_LOAD = ForceType.MANUFACTURED_LOAD
-COINCIDENT, PERPENDICULAR, POINT_ON_LINE, BODY_FRAME_POINT, DISTANCE = JointPrimitive
-REVOLUTE, PRISMATIC = ChainJoint
-CONSTANT, BANG_BANG = Setpoint
-OK = Status.OK
-DIVERGED = Status.DIVERGED
-SINGULAR_PARAMETERISATION = Status.SINGULAR_PARAMETERISATION
-NEWTON_FAILED = Status.NEWTON_FAILED
-SINGULAR_MATRIX = Status.SINGULAR_MATRIX
-PROJECTION_FAILED = Status.PROJECTION_FAILED
-UNRESOLVED_ROTATION = Status.UNRESOLVED_ROTATION
-STEP_BUDGET_EXHAUSTED = Status.STEP_BUDGET_EXHAUSTED
+# The members as plain integers for the compiled kernels: numba folds them like literals, while an
+# IntEnum member is typed as such at every comparison (which measurably lengthens compilation).
+FREE, FIXED_POINT = map(int, BodyKind)
+RV, RXYZ, F1, EP_F1, EP, SE3 = map(int, Formulation)
+GRAVITY = int(ForceType.GRAVITY)
+BODY_TORQUE = int(ForceType.BODY_TORQUE)
+GLOBAL_TORQUE = int(ForceType.GLOBAL_TORQUE)
+POINT_SPRING_DAMPER = int(ForceType.POINT_SPRING_DAMPER)
+RAMP_BODY_TORQUE = int(ForceType.RAMP_BODY_TORQUE)
+JOINT_PD = int(ForceType.JOINT_PD)
+EP_NORM_RATE_TORQUE = int(ForceType.EP_NORM_RATE_TORQUE)
+MANUFACTURED_LOAD = int(ForceType.MANUFACTURED_LOAD)
+COINCIDENT, PERPENDICULAR, POINT_ON_LINE, BODY_FRAME_POINT, DISTANCE = map(int, JointPrimitive)
+REVOLUTE, PRISMATIC = map(int, ChainJoint)
+CONSTANT, BANG_BANG = map(int, Setpoint)
+OK = int(Status.OK)
+DIVERGED = int(Status.DIVERGED)
+SINGULAR_PARAMETERISATION = int(Status.SINGULAR_PARAMETERISATION)
+NEWTON_FAILED = int(Status.NEWTON_FAILED)
+SINGULAR_MATRIX = int(Status.SINGULAR_MATRIX)
+PROJECTION_FAILED = int(Status.PROJECTION_FAILED)
+UNRESOLVED_ROTATION = int(Status.UNRESOLVED_ROTATION)
+STEP_BUDGET_EXHAUSTED = int(Status.STEP_BUDGET_EXHAUSTED)

@@ -15,7 +15,7 @@ from lgbench.lie.so3 import (
     tangent_operator_inverse_so3_apply,
 )
 from lgbench.lie.tait_bryan import SINGULAR_COS_PITCH, body_rate_inverse_apply_rxyz
-from lgbench.mbs.codes import EP, F1, RV, RXYZ, SE3, Status
+from lgbench.mbs.codes import EP, F1, OK, RV, RXYZ, SE3, SINGULAR_PARAMETERISATION
 from lgbench.mbs.dense import cross
 from lgbench.mbs.pose import _rot_start, _vec3, rotation_size, rotation_start
 from lgbench.mbs.system import B_FORM, B_QSTART, B_VSTART, C_COORDINATE
@@ -131,7 +131,7 @@ def rigid_kinematic_rates(body_int, q, dq, v, K):
                 K[qr + k] = v[vr + k]
         elif form == F1:
             if abs(math.cos(q[qr + 1])) < SINGULAR_COS_PITCH:
-                return Status.SINGULAR_PARAMETERISATION
+                return SINGULAR_PARAMETERISATION
             K[qr], K[qr + 1], K[qr + 2] = body_rate_inverse_apply_rxyz(_vec3(q, qr), _vec3(v, vr))
         else:
             # e' = L(e)^T omega / 2, L of ``body_ep_matrix`` written out
@@ -141,7 +141,7 @@ def rigid_kinematic_rates(body_int, q, dq, v, K):
             K[qr + 1] = 0.5 * (e0 * w0 - e3 * w1 + e2 * w2)
             K[qr + 2] = 0.5 * (e3 * w0 + e0 * w1 - e1 * w2)
             K[qr + 3] = 0.5 * (-e2 * w0 + e1 * w1 + e0 * w2)
-    return Status.OK
+    return OK
 
 
 @njit(cache=True)
@@ -151,7 +151,7 @@ def kinematic_rates(sys, q, dq, v, K):
     body_int = sys.body_int
     chain_int = sys.chain_int
     status = rigid_kinematic_rates(body_int, q, dq, v, K)
-    if status != Status.OK:
+    if status != OK:
         return status
     for i in range(body_int.shape[0]):
         if body_int[i, B_FORM] == SE3:
@@ -159,7 +159,7 @@ def kinematic_rates(sys, q, dq, v, K):
     for j in range(chain_int.shape[0]):
         k = chain_int[j, C_COORDINATE]
         K[k] = v[k]
-    return Status.OK
+    return OK
 
 
 @njit(cache=True)

@@ -13,7 +13,7 @@ import numpy as np
 from lgbench.lie.so3 import exp_so3
 from lgbench.lie.tait_bryan import SINGULAR_COS_PITCH, body_rate_dot_apply_rxyz, body_rate_matrix_rxyz_into
 from lgbench.mbs.chain import chain_accelerations
-from lgbench.mbs.codes import FREE, RXYZ, SE3, Status
+from lgbench.mbs.codes import FREE, OK, RXYZ, SE3, SINGULAR_PARAMETERISATION
 from lgbench.mbs.coordinate_update import rigid_kinematic_rates, rigid_stage_coordinates
 from lgbench.mbs.dense import cross, lu_factor, lu_solve, mat3t_vec
 from lgbench.mbs.loads import applied_loads, elementary_loads, is_elementary_load
@@ -84,10 +84,10 @@ def rigid_accelerations(body_int, body_real, q, v, force, torque, rate_map, mass
                 a[vs + k] = force[i, k] / m
         if form == RXYZ:
             if abs(math.cos(q[qr + 1])) < SINGULAR_COS_PITCH:
-                return Status.SINGULAR_PARAMETERISATION
+                return SINGULAR_PARAMETERISATION
             tau = (torque[i, 0], torque[i, 1], torque[i, 2])
             if not tait_bryan_accelerations(body_real, i, _vec3(q, qr), _vec3(v, vr), tau, rate_map, mass, piv, rhs):
-                return Status.SINGULAR_PARAMETERISATION
+                return SINGULAR_PARAMETERISATION
             a[vr], a[vr + 1], a[vr + 2] = _vec3(rhs, 0)
         else:
             Ji = B_INERTIA_INV
@@ -95,7 +95,7 @@ def rigid_accelerations(body_int, body_real, q, v, force, torque, rate_map, mass
             a[vr] = body_real[i, Ji] * g0 + body_real[i, Ji + 1] * g1 + body_real[i, Ji + 2] * g2
             a[vr + 1] = body_real[i, Ji + 3] * g0 + body_real[i, Ji + 4] * g1 + body_real[i, Ji + 5] * g2
             a[vr + 2] = body_real[i, Ji + 6] * g0 + body_real[i, Ji + 7] * g1 + body_real[i, Ji + 8] * g2
-    return Status.OK
+    return OK
 
 
 @njit(cache=True)
@@ -111,7 +111,7 @@ def state_accelerations(sys, q, v, t, work, a):
     body_int = sys.body_int
     status = rigid_accelerations(body_int, sys.body_real, q, v, force, torque, work.rate_map, work.mass, work.piv,
                                  work.rhs, a)
-    if status != Status.OK:
+    if status != OK:
         return status
     for i in range(body_int.shape[0]):
         if body_int[i, B_FORM] == SE3:
@@ -119,7 +119,7 @@ def state_accelerations(sys, q, v, t, work, a):
             _translation_se3(q, v, force[i], sys.body_real[i, B_MASS], body_int[i, B_QSTART] + 3, vs + 3, vs, a)
     if sys.chain_int.shape[0] > 0:
         chain_accelerations(sys, q, v, t, a)
-    return Status.OK
+    return OK
 
 
 @njit(cache=True)
@@ -147,7 +147,7 @@ def rigid_body_stage(body_int, body_real, force_int, force_real, base, q0, dq, v
     reference-counts all of its arrays, which was most of an explicit step's time."""
     rigid_stage_coordinates(body_int, base, q0, dq, q, rotation)
     status = rigid_kinematic_rates(body_int, q, dq, v, K)
-    if status != Status.OK:
+    if status != OK:
         return status
     elementary_loads(body_int, body_real, force_int, force_real, q, v, True, rotation, force, torque)
     return rigid_accelerations(body_int, body_real, q, v, force, torque, rate_map, mass, piv, rhs, a)
