@@ -19,6 +19,7 @@ from pathlib import Path
 
 from lgbench.runner.grid import labelled_specs, reference_spec
 from lgbench.runner.study import Study, load_study
+from lgbench.store import atomic
 
 STEPS = ("run", "plot", "report", "check")
 """What is done for each study, in order; a failed run skips the rest."""
@@ -138,5 +139,5 @@ def write_summary(outcomes: list[StudyOutcome], path: Path, wall_s: float, worke
         lines.append(f"| {outcome.name} | {outcome.wall_s:.0f} | {runs_cpu:.0f} | {reference_cpu:.0f} | {verdict} |")
     text = "\n".join(lines) + "\n"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    atomic.write_text(path, text)
     return text
