@@ -257,7 +257,14 @@ def simulate(
     options = _assignments(option or [], "--option")
     bounds.check_option_ranges(options, "--option")
     spec = single_run.RunSpec(model, formulation, integrator, step, t_end, as_items(params), as_items(options))
-    result = single_run.run_single(spec, n_samples=samples if csv else None)
+    from lgbench.cli_progress import Interrupted, interruptible
+
+    try:
+        with interruptible():
+            result = single_run.run_single(spec, n_samples=samples if csv else None)
+    except Interrupted as interrupt:
+        typer.echo("interrupted: the run was not finished, nothing was written", err=True)
+        raise typer.Exit(interrupt.exit_code) from None
     typer.echo(f"status: {result.status}" + (f" ({result.message})" if result.message else ""))
     typer.echo(f"steps: {result.steps}   cpu: {result.cpu_s:.4g} s   t_final: {result.t_final:g}")
     for name, value in result.statistics.items():

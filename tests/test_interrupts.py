@@ -87,3 +87,16 @@ def test_the_workers_column_is_the_dask_clusters_worker_count():
                                   dashboard_address=None) as cluster:
         assert worker_count("dask", 1, cluster.scheduler_address) == 3
     assert worker_count("processes", 2, None) == 2 and worker_count("serial", 4, None) == 1
+
+
+@pytest.mark.parametrize("signum, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_stops_simulate_with_one_line_and_no_traceback(signum, code):
+    """simulate had no handler: a Ctrl-C ended in a KeyboardInterrupt traceback once the compiled run returned."""
+    process = subprocess.Popen([sys.executable, "-m", "lgbench", "simulate", "heavy_top", "-f", "RV", "-i", "RK44",
+                                "--step", "1e-6", "--t-end", "6"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    time.sleep(3.0)
+    process.send_signal(signum)
+    output, errors = process.communicate(timeout=120)
+    assert process.returncode == code, errors
+    assert "interrupted: the run was not finished" in errors and "Traceback" not in errors + output
