@@ -60,8 +60,8 @@ def error_rows(identifier: str, study: Study, result: RunResult,
     return rows
 
 
-def _check_same_setup(store: ResultStore, specs: dict[str, RunSpec], out_dir: Path) -> None:
-    for identifier, row in store.finished_runs().items():
+def _check_same_setup(stored: dict[str, dict[str, str]], specs: dict[str, RunSpec], out_dir: Path) -> None:
+    for identifier, row in stored.items():
         spec = specs.get(identifier)
         if spec and (row.get("model") != spec.model or not row.get("t_end")
                      or not math.isclose(float(row["t_end"]), spec.t_end)):
@@ -70,15 +70,16 @@ def _check_same_setup(store: ResultStore, specs: dict[str, RunSpec], out_dir: Pa
                              "Use --force to recompute or another --out folder")
 
 
-def complete_runs(study: Study, store: ResultStore) -> set[str]:
-    """Run ids stored completely: a runs row, and for an ok run every error row the study asks for
-    and (if the study records series) its series file. The others are computed again on resume."""
+def complete_runs(study: Study, store: ResultStore, stored: dict[str, dict[str, str]]) -> set[str]:
+    """Run ids stored completely (``stored``: the rows of runs.csv by run id): a runs row, and for an
+    ok run every error row the study asks for and (if the study records series) its series file. The
+    others are computed again on resume."""
     wanted = {(request.quantity, request.label) for request in study.errors}
     recorded: dict[str, set[tuple[str, str]]] = {}
     for row in store.errors():
         recorded.setdefault(row["run_id"], set()).add((row["quantity"], row["measure"]))
     complete = set()
-    for identifier, row in store.finished_runs().items():
+    for identifier, row in stored.items():
         if row.get("status") == "ok":
             if not wanted <= recorded.get(identifier, set()):
                 continue
@@ -148,12 +149,13 @@ def _execute(study: Study, out_dir: Path, force: bool, reporter: Reporter, execu
     if force:
         for backup in store.forget(set(specs)):
             reporter.message(f"warning: {backup.name.partition('.damaged')[0]} was damaged; kept as {backup.name}")
-    else:
-        _check_same_setup(store, specs, out_dir)
-    finished = complete_runs(study, store)
+    stored = store.finished_runs()
+    if not force:
+        _check_same_setup(stored, specs, out_dir)
+    finished = complete_runs(study, store, stored)
     pending = {identifier: spec for identifier, spec in specs.items() if identifier not in finished}
     outcome = Outcome(skipped=len(specs) - len(pending))
-    incomplete = set(store.finished_runs()) & set(pending)
+    incomplete = set(stored) & set(pending)
     if incomplete:
         reporter.message(f"recomputing {len(incomplete)} stored runs whose error rows or series are missing")
     if outcome.skipped:
