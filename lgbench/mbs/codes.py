@@ -114,26 +114,14 @@ _STATUS_MESSAGES = {
                                   "before t_end",
 }
 
-# The members as plain integers for the compiled kernels: numba folds them like literals, while an
-# IntEnum member is typed as such at every comparison (which measurably lengthens compilation).
+# The members as plain integers for the compiled kernels, which compare them with the int64 columns of
+# the system arrays (the kernels were written and measured with plain integer constants).
 FREE, FIXED_POINT = map(int, BodyKind)
 RV, RXYZ, F1, EP_F1, EP, SE3 = map(int, Formulation)
-GRAVITY = int(ForceType.GRAVITY)
-BODY_TORQUE = int(ForceType.BODY_TORQUE)
-GLOBAL_TORQUE = int(ForceType.GLOBAL_TORQUE)
-POINT_SPRING_DAMPER = int(ForceType.POINT_SPRING_DAMPER)
-RAMP_BODY_TORQUE = int(ForceType.RAMP_BODY_TORQUE)
-JOINT_PD = int(ForceType.JOINT_PD)
-EP_NORM_RATE_TORQUE = int(ForceType.EP_NORM_RATE_TORQUE)
-MANUFACTURED_LOAD = int(ForceType.MANUFACTURED_LOAD)
+(GRAVITY, BODY_TORQUE, GLOBAL_TORQUE, POINT_SPRING_DAMPER, RAMP_BODY_TORQUE, JOINT_PD, EP_NORM_RATE_TORQUE,
+ MANUFACTURED_LOAD) = map(int, ForceType)
 COINCIDENT, PERPENDICULAR, POINT_ON_LINE, BODY_FRAME_POINT, DISTANCE = map(int, JointPrimitive)
 REVOLUTE, PRISMATIC = map(int, ChainJoint)
 CONSTANT, BANG_BANG = map(int, Setpoint)
-OK = int(Status.OK)
-DIVERGED = int(Status.DIVERGED)
-SINGULAR_PARAMETERISATION = int(Status.SINGULAR_PARAMETERISATION)
-NEWTON_FAILED = int(Status.NEWTON_FAILED)
-SINGULAR_MATRIX = int(Status.SINGULAR_MATRIX)
-PROJECTION_FAILED = int(Status.PROJECTION_FAILED)
-UNRESOLVED_ROTATION = int(Status.UNRESOLVED_ROTATION)
-STEP_BUDGET_EXHAUSTED = int(Status.STEP_BUDGET_EXHAUSTED)
+(OK, DIVERGED, SINGULAR_PARAMETERISATION, NEWTON_FAILED, SINGULAR_MATRIX, PROJECTION_FAILED, UNRESOLVED_ROTATION,
+ STEP_BUDGET_EXHAUSTED) = map(int, Status)
