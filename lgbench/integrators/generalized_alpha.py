@@ -340,6 +340,27 @@ def record_constraint_maxima(sys, v, band, Cb, C, phi, bv, stats):
     stats[ST_MAX_BV] = max(stats[ST_MAX_BV], _norm2(bv))
 
 
+def newton_statistics(stats, steps: int, code: int, merged: dict, with_eta: bool) -> dict:
+    """The statistics of a generalized-alpha or HHT run from its ``stats`` vector (ST_* layout), as they
+    go to runs.csv; ``with_eta``: the stabilised index-2 multiplier maximum (generalized-alpha)."""
+    done = max(int(stats[ST_STEPS]), 1)
+    statistics = {
+        "newton_iterations": int(stats[ST_NEWTON]),
+        "newton_per_step": stats[ST_NEWTON] / done if steps else float("nan"),
+        "jacobians": int(stats[ST_JACOBIANS]),
+        "factorizations": int(stats[ST_FACTORIZATIONS]),
+        "max_newton_in_step": int(stats[ST_MAX_ITERATIONS]),
+        "full_newton_fallbacks": int(stats[ST_FULL_NEWTON_FALLBACKS]),
+        "max_constraint_residual": stats[ST_MAX_PHI],
+        "max_velocity_constraint_residual": stats[ST_MAX_BV],
+    }
+    if with_eta:
+        statistics["max_eta"] = stats[ST_MAX_ETA]
+    statistics.update(failed_steps=0 if code == 0 else 1, newton_rtol=merged["newton_rtol"],
+                      newton_atol=merged["newton_atol"])
+    return statistics
+
+
 class GeneralizedAlphaProblem(NamedTuple):
     """What a generalized-alpha step reads: system, method parameters, Newton settings, workspace, statistics."""
 

@@ -418,21 +418,7 @@ def run_hht(system, integrator: HHTIntegrator, q0, v0, options, h, t_end, sample
 
     (workspace, stats), (code, steps, t_reached, q, v, lam), cpu = timed_run(
         lambda: (ga.make_workspace(nq, nv, nc, n_bodies), np.zeros(ga.N_STATISTICS)), run, h, t_end)
-    done = max(int(stats[ga.ST_STEPS]), 1)
-    statistics = {
-        "newton_iterations": int(stats[ga.ST_NEWTON]),
-        "newton_per_step": stats[ga.ST_NEWTON] / done if steps else float("nan"),
-        "jacobians": int(stats[ga.ST_JACOBIANS]),
-        "factorizations": int(stats[ga.ST_FACTORIZATIONS]),
-        "max_newton_in_step": int(stats[ga.ST_MAX_ITERATIONS]),
-        "full_newton_fallbacks": int(stats[ga.ST_FULL_NEWTON_FALLBACKS]),
-        "max_constraint_residual": stats[ga.ST_MAX_PHI],
-        "max_velocity_constraint_residual": stats[ga.ST_MAX_BV],
-        "failed_steps": 0 if code == 0 else 1,
-        "newton_rtol": merged["newton_rtol"],
-        "newton_atol": merged["newton_atol"],
-        "alpha": merged["alpha"],
-    }
+    statistics = {**ga.newton_statistics(stats, steps, code, merged, with_eta=False), "alpha": merged["alpha"]}
     return Integration(int(code), int(steps), float(t_reached), cpu, q, v, lam, q_samples, v_samples,
                        lam_samples, statistics)
 

@@ -140,8 +140,8 @@ def run_implicit(system, integrator: ImplicitIntegrator, q0, v0, options, h, t_e
         ok = consistent_accelerations(system, q, v, 0.0, vd, lam)
         a_alg = vd.copy()
         if ok and corrected:
-            ok = corrected_starting_values(system, method, q, v, vd, a_alg, h,
-                                              merged["starting_step_fraction"], index == 3)
+            ok = corrected_starting_values(system, method, q, v, vd, a_alg, h, merged["starting_step_fraction"],
+                                           index == 3)
         return q, v, vd, a_alg, lam, ok
 
     def run(inputs, t_stop, warm_up):
@@ -156,20 +156,6 @@ def run_implicit(system, integrator: ImplicitIntegrator, q0, v0, options, h, t_e
 
     (work, stats), (code, steps, t_reached, q, v, lam), cpu = timed_run(
         lambda: (workspace(), np.zeros(ga.N_STATISTICS)), run, h, t_end)
-    done = max(int(stats[ga.ST_STEPS]), 1)
-    statistics = {
-        "newton_iterations": int(stats[ga.ST_NEWTON]),
-        "newton_per_step": stats[ga.ST_NEWTON] / done if steps else float("nan"),
-        "jacobians": int(stats[ga.ST_JACOBIANS]),
-        "factorizations": int(stats[ga.ST_FACTORIZATIONS]),
-        "max_newton_in_step": int(stats[ga.ST_MAX_ITERATIONS]),
-        "full_newton_fallbacks": int(stats[ga.ST_FULL_NEWTON_FALLBACKS]),
-        "max_constraint_residual": stats[ga.ST_MAX_PHI],
-        "max_velocity_constraint_residual": stats[ga.ST_MAX_BV],
-        "max_eta": stats[ga.ST_MAX_ETA],
-        "failed_steps": 0 if code == 0 else 1,
-        "newton_rtol": merged["newton_rtol"],
-        "newton_atol": merged["newton_atol"],
-    }
+    statistics = ga.newton_statistics(stats, steps, code, merged, with_eta=True)
     return Integration(int(code), int(steps), float(t_reached), cpu, q, v, lam, q_samples, v_samples,
                        lam_samples, statistics)
