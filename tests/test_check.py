@@ -2,7 +2,6 @@
 import copy
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 import yaml

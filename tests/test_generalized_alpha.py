@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 from lgbench.integrators import generalized_alpha as ga
+from lgbench.integrators.newton import N_STATISTICS
 from lgbench.integrators.implicit import GENERALIZED_ALPHA, implicit_options
 from lgbench.integrators.second_order_method import generalized_alpha
 from lgbench.integrators.starting_values import consistent_accelerations
@@ -48,7 +49,7 @@ def lgbench_amplification(method, h, omega, formulation="RV"):
         a_alg[0] = a0
         lam = np.zeros(0)
         w = ga.make_workspace(6, 6, 0, 1)
-        stats = np.zeros(ga.N_STATISTICS)
+        stats = np.zeros(N_STATISTICS)
         status = ga.generalized_alpha_step(sys, method.as_array(), opts, q, v, vd, a_alg, lam, 0.0, h, w, stats)
         assert status == 0
         columns.append([q[0], h * v[0], h ** 2 * a_alg[0]])
@@ -95,7 +96,7 @@ def _translational_run(formulation):
     lam = np.zeros(int(sys.sizes[2]))
     assert consistent_accelerations(sys, q, v, 0.0, vd, lam)
     w = ga.make_workspace(nq, nq, int(sys.sizes[2]), 1)
-    stats = np.zeros(ga.N_STATISTICS)
+    stats = np.zeros(N_STATISTICS)
     traj = []
     a_alg = vd.copy()
     for n in range(200):

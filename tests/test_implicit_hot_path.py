@@ -167,7 +167,7 @@ for model, formulation, integrator in (("heavy_top", "RV", "ga"), ("heavy_top", 
         state = (q, v, vd, vd.copy(), lam) if integrator == "ga" else (q, v, vd, lam)
         solver = "auto" if integrator == "ga" else "dense"
         w = ga.make_workspace(nq, nv, nc, system.body_int.shape[0], 3, system, solver)
-        stats = np.zeros(ga.N_STATISTICS)
+        stats = np.zeros(N_STATISTICS)
         h = 2.5e-5
         before = rtsys.get_allocation_stats().alloc
         code, done, _ = run(system, method, opts, *state, 0.0, steps * h, h, np.zeros(0), np.zeros((0, nq)),

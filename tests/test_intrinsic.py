@@ -131,3 +131,64 @@ def test_invalid_options_and_formulations_are_input_errors():
     built = MODELS["manufactured_body"].build("EP")
     with pytest.raises(InputError):
         entry.integrate(built.system, built.q0, built.v0, entry.validate_options({}), 1e-3, 1e-2, np.zeros(0))
+
+
+ALLOCATIONS = r"""
+import json
+import numpy as np
+from numba.core.runtime import rtsys
+from lgbench.integrators import INTEGRATORS, intrinsic
+from lgbench.integrators.newton import N_STATISTICS
+from lgbench.mbs.codes import BODY_TORQUE, FREE, GRAVITY
+from lgbench.mbs.coordinates import free_body_coordinates
+from lgbench.mbs.system import SystemBuilder
+
+builder = SystemBuilder()
+q0, v0 = [], []
+for k in range(2):
+    body = builder.add_body(FREE, "RV", 2.0 + k, np.diag([0.5, 0.7 + k, 0.9]))
+    builder.add_force(GRAVITY, body, [0.0, 0.0, -9.81])
+    builder.add_force(BODY_TORQUE, body, [0.1, -0.2, 0.3])
+    q, v = free_body_coordinates("RV", np.array([k, 0.0, 0.0]), np.eye(3), np.array([0.0, 1.0, 0.0]),
+                                 np.array([1.0, 2.0 + k, 3.0]))
+    q0.append(q)
+    v0.append(v)
+system = builder.build()
+q0, v0 = np.concatenate(q0), np.concatenate(v0)
+out = {}
+for name in ("intrinsic-energy-momentum", "intrinsic-energy-decaying", "intrinsic-generalized-alpha"):
+    entry = INTEGRATORS[name]
+    options = entry.validate_options({})
+    method, newton = entry.method(options), entry.newton(options)
+    counts = []
+    for steps in (10, 1000, 10):
+        q, v = q0.copy(), v0.copy()
+        workspace, stats = intrinsic.make_workspace(system, entry.scheme), np.zeros(N_STATISTICS)
+        h = 1e-3
+        before = rtsys.get_allocation_stats().alloc
+        code, done, _ = intrinsic.integrate_intrinsic(system, method, newton, q, v, 0.0, steps * h, h, np.zeros(0),
+                                                      np.zeros((0, q.size)), np.zeros((0, v.size)), workspace, stats)
+        assert code == 0 and done == steps, (name, code, done)
+        counts.append(rtsys.get_allocation_stats().alloc - before)
+    out[name] = counts[1:]
+print(json.dumps(out))
+"""
+
+
+def test_intrinsic_step_allocates_nothing():
+    """NRT allocation count of a whole run is the same for 10 and 1000 steps (only the setup allocates),
+    for the three schemes on two free bodies under gravity and body torques: their CPU times compare
+    with the other families' (paper 003 Sect. 5 counts operations, not allocations)."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, NUMBA_NRT_STATS="1", PYTHONPATH=str(root))
+    run = subprocess.run([sys.executable, "-c", ALLOCATIONS], env=env, capture_output=True, text=True,
+                         timeout=1500, cwd=root)
+    assert run.returncode == 0, run.stderr[-2000:]
+    counts = json.loads(run.stdout.strip().splitlines()[-1])
+    for name, (many, few) in counts.items():
+        assert many == few, f"{name}: {few} allocations for 10 steps, {many} for 1000"

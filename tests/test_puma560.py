@@ -25,6 +25,7 @@ import pytest
 from lgbench.exceptions import InputError
 from lgbench.integrators import generalized_alpha as ga, INTEGRATORS
 from lgbench.integrators.implicit import implicit_options
+from lgbench.integrators.newton import N_STATISTICS
 from lgbench.integrators.starting_values import consistent_accelerations
 from lgbench.mbs.chain import (
     chain_inverse_dynamics, chain_kinetic_energy, chain_link_frame, chain_mass_matrix_rows, chain_potential_energy,
@@ -79,7 +80,7 @@ def integrate(h, t_end=1.0, params=None, options=None, sample_times=None):
     q, v = model.q0.copy(), model.v0.copy()
     vd, lam = np.zeros(nv), np.zeros(nc)
     assert consistent_accelerations(sys, q, v, 0.0, vd, lam)
-    stats = np.zeros(ga.N_STATISTICS)
+    stats = np.zeros(N_STATISTICS)
     times = np.zeros(0) if sample_times is None else np.asarray(sample_times, dtype=float)
     q_samples = np.zeros((times.size, nq))
     code, steps, t = ga.integrate_implicit(

@@ -35,19 +35,17 @@ from lgbench.integrators.fixed_step import run_fixed_steps
 from lgbench.integrators.iteration_matrix import (
     band_iteration_matrix, iteration_matrix_at_residual, stabilisation_blocks,
 )
-from lgbench.integrators.newton import NewtonOptions, has_converged, modified_newton_policy, reference_residual
+from lgbench.integrators.newton import (
+    ST_FACTORIZATIONS, ST_FULL_NEWTON_FALLBACKS, ST_JACOBIANS, ST_MAX_BV, ST_MAX_ETA,
+    ST_MAX_ITERATIONS, ST_MAX_PHI, ST_NEWTON, ST_STEPS, NewtonOptions, newton_solve,
+)
 from lgbench.mbs.banded import BODY_BLOCK, BandStructure, band_lu_factor, band_lu_solve, band_structure, dense_structure
-from lgbench.mbs.codes import DIVERGED, NEWTON_FAILED, OK, SINGULAR_MATRIX
+from lgbench.mbs.codes import DIVERGED, OK
 from lgbench.mbs.constraints import constraint_matrix, constraint_residual
 from lgbench.mbs.coordinate_update import update_coordinates_inline
 from lgbench.mbs.dense import all_finite, lu_factor, lu_solve, matrix_vector_into
 from lgbench.mbs.residual import constraint_velocity, dynamic_residual_inline, structured_residual
 from lgbench.mbs.system import S_NC, SystemArrays
-
-# statistics vector layout (float64)
-(ST_NEWTON, ST_JACOBIANS, ST_FACTORIZATIONS, ST_STEPS, ST_MAX_ITERATIONS, ST_MAX_PHI, ST_MAX_BV,
- ST_FULL_NEWTON_FALLBACKS, ST_MAX_ETA) = range(9)
-N_STATISTICS = 9
 
 
 @njit(inline="always")
@@ -121,107 +119,101 @@ def _factor_iteration_matrix(sys, q1, dqn, v1, vd1, lam1, t1, bp, gp, scale, opt
     return lu_factor(w.LU, w.piv)
 
 
+class GeneralizedAlphaIterate(NamedTuple):
+    """What the Newton iterations of one step read (``newton_solve``'s step context)."""
+
+    sys: SystemArrays
+    q: np.ndarray
+    v: np.ndarray
+    a_alg: np.ndarray
+    t1: float
+    h: float
+    beta: float
+    gamma: float
+    bp: float          # beta' of paper 000 eq. (40)
+    gp: float          # gamma'
+    scale: float
+    index2: bool
+    opts: NewtonOptions
+    w: tuple
+
+
+@njit(inline="always")
+def _start(it):
+    w = it.w
+    _predictor(it.q, it.v, it.a_alg, it.h, it.beta, it.gamma, w.abar, w.dqn, w.v1, w.vd1, w.lam1, w.zeta)
+
+
+@njit(inline="always")
+def _residual(it):
+    w = it.w
+    update_coordinates_inline(it.sys, it.q, w.dqn, w.q1)
+    return _residual_norm(it.sys, w.q1, w.v1, w.vd1, w.lam1, it.t1, it.index2, w.band, w.Mb, w.Cb, w.M, w.C,
+                          w.force, w.torque, w.g, w.r, w.phi, w.bv)
+
+
+@njit(inline="always")
+def _factor(it):
+    w = it.w
+    return _factor_iteration_matrix(it.sys, w.q1, w.dqn, w.v1, w.vd1, w.lam1, it.t1, it.bp, it.gp, it.scale, it.opts,
+                                    it.index2, w)
+
+
+@njit(inline="always")
+def _correct(it):
+    """Solve for the correction (Alg. 5 lines 11-16) and update dq_n, v_{n+1}, v'_{n+1}, lambda (and h eta)."""
+    w = it.w
+    nv = it.v.shape[0]
+    nc = w.lam1.shape[0]
+    gp, bp, scale, index2 = it.gp, it.bp, it.scale, it.index2
+    _solve_newton(nv, nc, scale, gp, index2, w.band, w.r, w.phi, w.bv, w.ab, w.brhs, w.LU, w.piv, w.rhs)
+    if index2:
+        for r in range(nc):
+            w.zeta[r] += w.rhs[nv + nc + r]
+        for r in range(nv):
+            s = 0.0
+            for c in range(nc):
+                s += w.Cn[c, r] * w.rhs[nv + nc + c]
+            w.shift[r] = s
+    for r in range(nv):
+        d = w.rhs[r]
+        w.dqn[r] += d
+        if index2:
+            d += w.shift[r]
+        w.v1[r] += gp * d
+        w.vd1[r] += bp * d
+    for r in range(nc):
+        w.lam1[r] += w.rhs[nv + r] / scale
+    return False
+
+
 @njit(inline="always")
 def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, stats):
     """One step t -> t + h of paper 000 Alg. 5 (Alg. 4 for classical nodes) = paper 002 eq. (37), or of
     the stabilised index-2 integrator paper 002 eq. (56) if opts.index == 2; state updated in place.
-    Works in the preallocated arrays of w (no allocation per step). Inlined into the step loop, with one
-    site per kernel (the residual of the predictor, of each iterate and of a restart share one)."""
+    Works in the preallocated arrays of w (no allocation per step); Newton by ``newton_solve``."""
     am, af, beta, gamma = method[0], method[1], method[2], method[3]
     nv = v.shape[0]
     nc = sys.sizes[S_NC]
     index2 = opts.index == 2 and nc > 0
-    bp = (1.0 - am) / (h * h * beta * (1.0 - af))
-    gp = gamma / (h * beta)
-    scale = beta * h * h if opts.scaling else 1.0
-    t1 = t + h
     if index2:
         constraint_matrix(sys, q, w.Cn)
     # predictor (Alg. 5 lines 1-6); w.zeta = h eta_n of eq. (56b)
     for r in range(nv):
         w.abar[r] = (af * vd[r] - am * a_alg[r]) / (1.0 - am)
-    dqn, v1, vd1, lam1, q1 = w.dqn, w.v1, w.vd1, w.lam1, w.q1
-    modified = opts.modified
-    full_now = not modified
-    restarted = False
-    converged = False
-    max_it = opts.max_iterations
-    res0 = 0.0
-    last = 0.0
-    k = 0                   # iterations done
-    from_predictor = True   # the iterate is the predictor (k = 0, or a restart)
-    while True:
-        if from_predictor:
-            _predictor(q, v, a_alg, h, beta, gamma, w.abar, dqn, v1, vd1, lam1, w.zeta)
-        update_coordinates_inline(sys, q, dqn, q1)
-        res = _residual_norm(sys, q1, v1, vd1, lam1, t1, index2, w.band, w.Mb, w.Cb, w.M, w.C, w.force, w.torque,
-                             w.g, w.r, w.phi, w.bv)
-        if k == 0:
-            if not math.isfinite(res):
-                return DIVERGED
-            res0 = reference_residual(res, opts)
-            res = res0
-        elif not from_predictor:
-            if not math.isfinite(res) and full_now:
-                stats[ST_NEWTON] += k
-                return DIVERGED
-            if math.isfinite(res) and has_converged(res, res0, opts):
-                converged = True
-                break
-            if modified and not full_now:
-                refresh, fall_back, restart = modified_newton_policy(k, res, last, restarted, opts)
-                if refresh:
-                    w.jacobian_valid[0] = False
-                if fall_back:
-                    full_now = True
-                    stats[ST_FULL_NEWTON_FALLBACKS] += 1
-                if restart:
-                    restarted = True
-                    if k < max_it:
-                        from_predictor = True
-                        continue
-        from_predictor = False
-        last = res
-        if k == max_it:
-            break
-        k += 1
-        if full_now or not w.jacobian_valid[0]:
-            stats[ST_JACOBIANS] += 1
-            stats[ST_FACTORIZATIONS] += 1
-            if not _factor_iteration_matrix(sys, q1, dqn, v1, vd1, lam1, t1, bp, gp, scale, opts, index2, w):
-                w.jacobian_valid[0] = False
-                stats[ST_NEWTON] += k
-                return SINGULAR_MATRIX
-            w.jacobian_valid[0] = True
-        _solve_newton(nv, nc, scale, gp, index2, w.band, w.r, w.phi, w.bv, w.ab, w.brhs, w.LU, w.piv, w.rhs)
-        if index2:
-            for r in range(nc):
-                w.zeta[r] += w.rhs[nv + nc + r]
-            for r in range(nv):
-                s = 0.0
-                for c in range(nc):
-                    s += w.Cn[c, r] * w.rhs[nv + nc + c]
-                w.shift[r] = s
-        for r in range(nv):
-            d = w.rhs[r]
-            dqn[r] += d
-            if index2:
-                d += w.shift[r]
-            v1[r] += gp * d
-            vd1[r] += bp * d
-        for r in range(nc):
-            lam1[r] += w.rhs[nv + r] / scale
-    stats[ST_NEWTON] += k
-    stats[ST_MAX_ITERATIONS] = max(stats[ST_MAX_ITERATIONS], k)
-    if not converged:
-        return NEWTON_FAILED
+    iterate = GeneralizedAlphaIterate(sys, q, v, a_alg, t + h, h, beta, gamma,
+                                      (1.0 - am) / (h * h * beta * (1.0 - af)), gamma / (h * beta),
+                                      beta * h * h if opts.scaling else 1.0, index2, opts, w)
+    status = newton_solve(_start, _residual, _factor, _correct, iterate, opts, w.jacobian_valid, stats)
+    if status != OK:
+        return status
     # commit (Alg. 5 line 20)
     for r in range(nv):
-        a_alg[r] = w.abar[r] + (1.0 - af) / (1.0 - am) * vd1[r]
-    q[:] = q1
-    v[:] = v1
-    vd[:] = vd1
-    lam[:] = lam1
+        a_alg[r] = w.abar[r] + (1.0 - af) / (1.0 - am) * w.vd1[r]
+    q[:] = w.q1
+    v[:] = w.v1
+    vd[:] = w.vd1
+    lam[:] = w.lam1
     if index2:
         stats[ST_MAX_ETA] = max(stats[ST_MAX_ETA], _norm2(w.zeta) / h)
     if not (all_finite(q) and all_finite(v)):

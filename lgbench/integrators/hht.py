@@ -39,16 +39,16 @@ from lgbench.integrators.generalized_alpha import ImplicitWorkspace
 from lgbench.integrators.implicit import NEWTON_DEFAULTS, implicit_options
 from lgbench.integrators.interface import Integration, sampling, timed_run
 from lgbench.integrators.iteration_matrix import iteration_matrix
-from lgbench.integrators.newton import NewtonOptions, has_converged, modified_newton_policy, reference_residual
+from lgbench.integrators.newton import N_STATISTICS, ST_STEPS, NewtonOptions, newton_solve
 from lgbench.integrators.starting_values import consistent_accelerations
-from lgbench.mbs.codes import DIVERGED, EP, NEWTON_FAILED, OK, SINGULAR_MATRIX
+from lgbench.mbs.codes import DIVERGED, EP, OK, SINGULAR_MATRIX
 from lgbench.mbs.constraints import constraint_matrix, constraint_residual
 from lgbench.mbs.coordinate_update import update_coordinates
 from lgbench.mbs.dense import all_finite, lu_factor, lu_solve
 from lgbench.mbs.formulations import IMPLICIT_FORMULATIONS
 from lgbench.mbs.pose import _rot_start
 from lgbench.mbs.residual import dynamic_residual, generalized_forces
-from lgbench.mbs.system import B_FORM, S_NC, SystemArrays
+from lgbench.mbs.system import B_FORM, SystemArrays
 
 CLASSICAL = 0
 MODIFIED = 1
@@ -213,95 +213,86 @@ def hht_iteration_matrix(sys, method, opts, q, v, a, q1, dq, v1, a1, lam1, t1, h
                 w.S[row, vr + c] += scale * s / (h * h * beta)
 
 
+class HHTIterate(NamedTuple):
+    """What the Newton iterations of one HHT step read (``newton_solve``'s step context)."""
+
+    sys: SystemArrays
+    method: np.ndarray
+    opts: NewtonOptions
+    q: np.ndarray
+    v: np.ndarray
+    a: np.ndarray
+    lam: np.ndarray
+    t1: float
+    h: float
+    scale: float
+    history: np.ndarray
+    R: np.ndarray
+    w: ImplicitWorkspace
+
+
+@njit(inline="always")
+def _start(it):
+    """Predictor: a_{n+1} = a_n, lambda_{n+1} = lambda_n."""
+    w, h = it.w, it.h
+    for r in range(it.v.shape[0]):
+        w.vd1[r] = it.a[r]
+        w.dqn[r] = h * it.v[r] + 0.5 * h * h * it.a[r]
+    w.lam1[:] = it.lam
+
+
+@njit(inline="always")
+def _residual(it):
+    w = it.w
+    update_coordinates(it.sys, it.q, w.dqn, w.q1)
+    newmark_velocities(it.sys, it.method, it.q, it.v, it.a, w.q1, w.vd1, it.h, w.v1)
+    return hht_residual(it.sys, it.method, w.q1, w.v1, w.vd1, w.lam1, it.t1, it.history, w.abar, w.M, w.C, w.force,
+                        w.torque, w.g, w.phi, it.R)
+
+
+@njit(inline="always")
+def _factor(it):
+    w = it.w
+    hht_iteration_matrix(it.sys, it.method, it.opts, it.q, it.v, it.a, w.q1, w.dqn, w.v1, w.vd1, w.lam1, it.t1, it.h,
+                         it.scale, w)
+    w.LU[:, :] = w.S
+    return lu_factor(w.LU, w.piv)
+
+
+@njit(inline="always")
+def _correct(it):
+    w, h, scale = it.w, it.h, it.scale
+    beta = it.method[M_BETA]
+    nv = it.v.shape[0]
+    nc = w.lam1.shape[0]
+    for r in range(nv):
+        w.rhs[r] = -scale * it.R[r]
+    for r in range(nc):
+        w.rhs[nv + r] = -w.phi[r]
+    lu_solve(w.LU, w.piv, w.rhs)
+    for r in range(nv):
+        w.dqn[r] += w.rhs[r]
+        w.vd1[r] += w.rhs[r] / (h * h * beta)
+    for r in range(nc):
+        w.lam1[r] += w.rhs[nv + r] / scale
+    return False
+
+
 @njit(cache=True)
 def hht_step(sys, method, opts, q, v, a, lam, t, h, w, stats, history, R):
     """One HHT step t -> t + h (paper 004 eq. 59-64, modified: eq. 33-34); state updated in place.
-    The iterates a_{n+1}, lambda_{n+1}, dq, q_{n+1}, v_{n+1} live in w.vd1, w.lam1, w.dqn, w.q1, w.v1."""
-    beta = method[M_BETA]
-    nv = v.shape[0]
-    nc = sys.sizes[S_NC]
-    scale = beta * h * h if opts.scaling else 1.0
-    t1 = t + h
+    The iterates a_{n+1}, lambda_{n+1}, dq, q_{n+1}, v_{n+1} live in w.vd1, w.lam1, w.dqn, w.q1, w.v1;
+    Newton by ``newton_solve``."""
+    scale = method[M_BETA] * h * h if opts.scaling else 1.0
     force_history(sys, q, v, lam, t, w.force, w.torque, w.g, w.C, history)
-    a1, lam1, dq, q1, v1 = w.vd1, w.lam1, w.dqn, w.q1, w.v1
-    modified = opts.modified
-    full_now = not modified
-    restarted = False
-    converged = False
-    max_it = opts.max_iterations
-    res0 = 0.0
-    last = 0.0
-    k = 0                   # iterations done
-    from_predictor = True   # the iterate is the predictor (k = 0, or a restart)
-    while True:
-        if from_predictor:
-            # predictor: a_{n+1} = a_n, lambda_{n+1} = lambda_n
-            for r in range(nv):
-                a1[r] = a[r]
-                dq[r] = h * v[r] + 0.5 * h * h * a[r]
-            lam1[:] = lam
-        update_coordinates(sys, q, dq, q1)
-        newmark_velocities(sys, method, q, v, a, q1, a1, h, v1)
-        res = hht_residual(sys, method, q1, v1, a1, lam1, t1, history, w.abar, w.M, w.C, w.force, w.torque, w.g,
-                           w.phi, R)
-        if k == 0:
-            if not math.isfinite(res):
-                return DIVERGED
-            res0 = reference_residual(res, opts)
-            res = res0
-        elif not from_predictor:
-            if not math.isfinite(res) and full_now:
-                stats[ga.ST_NEWTON] += k
-                w.jacobian_valid[0] = False
-                return DIVERGED
-            if math.isfinite(res) and has_converged(res, res0, opts):
-                converged = True
-                break
-            if modified and not full_now:
-                refresh, fall_back, restart = modified_newton_policy(k, res, last, restarted, opts)
-                if refresh:
-                    w.jacobian_valid[0] = False
-                if fall_back:
-                    full_now = True
-                    stats[ga.ST_FULL_NEWTON_FALLBACKS] += 1
-                if restart:
-                    restarted = True
-                    if k < max_it:
-                        from_predictor = True
-                        continue
-        from_predictor = False
-        last = res
-        if k == max_it:
-            break
-        k += 1
-        if full_now or not w.jacobian_valid[0]:
-            hht_iteration_matrix(sys, method, opts, q, v, a, q1, dq, v1, a1, lam1, t1, h, scale, w)
-            stats[ga.ST_JACOBIANS] += 1
-            w.LU[:, :] = w.S
-            stats[ga.ST_FACTORIZATIONS] += 1
-            if not lu_factor(w.LU, w.piv):
-                w.jacobian_valid[0] = False
-                stats[ga.ST_NEWTON] += k
-                return SINGULAR_MATRIX
-            w.jacobian_valid[0] = True
-        for r in range(nv):
-            w.rhs[r] = -scale * R[r]
-        for r in range(nc):
-            w.rhs[nv + r] = -w.phi[r]
-        lu_solve(w.LU, w.piv, w.rhs)
-        for r in range(nv):
-            dq[r] += w.rhs[r]
-            a1[r] += w.rhs[r] / (h * h * beta)
-        for r in range(nc):
-            lam1[r] += w.rhs[nv + r] / scale
-    stats[ga.ST_NEWTON] += k
-    stats[ga.ST_MAX_ITERATIONS] = max(stats[ga.ST_MAX_ITERATIONS], k)
-    if not converged:
-        return NEWTON_FAILED
-    q[:] = q1
-    v[:] = v1
-    a[:] = a1
-    lam[:] = lam1
+    iterate = HHTIterate(sys, method, opts, q, v, a, lam, t + h, h, scale, history, R, w)
+    status = newton_solve(_start, _residual, _factor, _correct, iterate, opts, w.jacobian_valid, stats)
+    if status != OK:
+        return status
+    q[:] = w.q1
+    v[:] = w.v1
+    a[:] = w.vd1
+    lam[:] = w.lam1
     if not (all_finite(q) and all_finite(v)):
         return DIVERGED
     return OK
@@ -331,7 +322,7 @@ def hht_fixed_step(problem, state, t, h, h_nominal):
     status = hht_step(problem.sys, problem.method, problem.opts, q, v, a, lam, t, h, w, stats, problem.history,
                       problem.R)
     if status == OK:
-        stats[ga.ST_STEPS] += 1
+        stats[ST_STEPS] += 1
         ga.record_constraint_maxima(problem.sys, v, w.band, w.Cb, w.C, w.phi, w.bv, stats)
     return status
 
@@ -417,7 +408,7 @@ def run_hht(system, integrator: HHTIntegrator, q0, v0, options, h, t_end, sample
         return code, steps, t_reached, q, v, lam
 
     (workspace, stats), (code, steps, t_reached, q, v, lam), cpu = timed_run(
-        lambda: (ga.make_workspace(nq, nv, nc, n_bodies), np.zeros(ga.N_STATISTICS)), run, h, t_end)
+        lambda: (ga.make_workspace(nq, nv, nc, n_bodies), np.zeros(N_STATISTICS)), run, h, t_end)
     statistics = {**ga.newton_statistics(stats, steps, code, merged, with_eta=False), "alpha": merged["alpha"]}
     return Integration(int(code), int(steps), float(t_reached), cpu, q, v, lam, q_samples, v_samples,
                        lam_samples, statistics)

@@ -9,7 +9,7 @@ import numpy as np
 from lgbench.exceptions import InputError
 from lgbench.integrators import generalized_alpha as ga
 from lgbench.integrators.interface import Integration, sampling, timed_run
-from lgbench.integrators.newton import NewtonOptions, newton_options
+from lgbench.integrators.newton import N_STATISTICS, NewtonOptions, newton_options
 from lgbench.integrators.second_order_method import SecondOrderMethod, generalized_alpha
 from lgbench.integrators.starting_values import consistent_accelerations, corrected_starting_values
 from lgbench.mbs.codes import SINGULAR_MATRIX
@@ -155,7 +155,7 @@ def run_implicit(system, integrator: ImplicitIntegrator, q0, v0, options, h, t_e
         return code, steps, t_reached, q, v, lam
 
     (work, stats), (code, steps, t_reached, q, v, lam), cpu = timed_run(
-        lambda: (workspace(), np.zeros(ga.N_STATISTICS)), run, h, t_end)
+        lambda: (workspace(), np.zeros(N_STATISTICS)), run, h, t_end)
     statistics = ga.newton_statistics(stats, steps, code, merged, with_eta=True)
     return Integration(int(code), int(steps), float(t_reached), cpu, q, v, lam, q_samples, v_samples,
                        lam_samples, statistics)

@@ -17,11 +17,14 @@ material frame of C_i (the inertial equations (22)-(23) multiplied by C_i^T):
 Newton: the iteration matrix linearises C*(Q) as (I + dQ~) C*(Q), i.e. without the tangent tensor,
 which the intrinsic formulation does not need (paper 003 Sect. 5, operation count); the loads are
 lagged within the iteration matrix (they are re-evaluated in every residual). Convergence when the
-velocity correction satisfies ||dV|| <= newton_rtol (1 + ||V||).
+velocity correction satisfies ||dV|| <= newton_rtol (1 + ||V||). The iterations run in the shared
+Newton driver (``newton.newton_solve``, full Newton) on block-diagonal systems, one 6x6 (12x12 for the
+energy-decaying scheme) block per body, in preallocated arrays: a step allocates nothing.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+import math
 from typing import Any, NamedTuple
 
 from numba import njit
@@ -30,11 +33,15 @@ import numpy as np
 from lgbench.exceptions import InputError
 from lgbench.integrators.fixed_step import run_fixed_steps
 from lgbench.integrators.interface import Integration, sampling, timed_run
+from lgbench.integrators.newton import (
+    N_STATISTICS, ST_FACTORIZATIONS, ST_JACOBIANS, ST_MAX_ITERATIONS, ST_NEWTON, ST_STEPS, NewtonOptions,
+    newton_solve,
+)
 from lgbench.integrators.second_order_method import generalized_alpha
-from lgbench.lie.so3 import exp_so3, hat, log_so3
-from lgbench.lie.vectorial import PARAMETERISATIONS, motion_increment
-from lgbench.mbs.codes import DIVERGED, FREE, NEWTON_FAILED, OK, SINGULAR_MATRIX
-from lgbench.mbs.dense import all_finite, cross, lu_factor, lu_solve, mat3_vec, mat3t_vec
+from lgbench.lie.so3 import exp_so3, log_so3_into
+from lgbench.lie.vectorial import PARAMETERISATIONS, motion_increment_into
+from lgbench.mbs.codes import DIVERGED, FREE, OK
+from lgbench.mbs.dense import all_finite, lu_factor, lu_solve
 from lgbench.mbs.formulations import FORMULATION_CODES
 from lgbench.mbs.loads import applied_loads
 from lgbench.mbs.system import B_FORM, B_INERTIA, B_KIND, B_MASS, B_QSTART, B_VSTART, SystemArrays
@@ -43,12 +50,41 @@ ENERGY_MOMENTUM = 0
 ENERGY_DECAYING = 1
 GENERALIZED_ALPHA = 2
 
-# parameter vector: scheme, parameterisation, rtol, max iterations, alpha_m, alpha_f, beta, gamma
-(P_SCHEME, P_KIND, P_RTOL, P_MAX_ITERATIONS, P_ALPHA_M, P_ALPHA_F, P_BETA, P_GAMMA) = range(8)
-N_PARAMETERS = 8
-# statistics: Newton iterations, steps, max iterations in a step
-(ST_NEWTON, ST_STEPS, ST_MAX_ITERATIONS) = range(3)
-N_STATISTICS = 3
+
+class IntrinsicMethod(NamedTuple):
+    """The scheme as the compiled stepper reads it (built by ``IntrinsicIntegrator.method``)."""
+
+    scheme: int            # ENERGY_MOMENTUM, ENERGY_DECAYING or GENERALIZED_ALPHA
+    kind: int              # vectorial parameterisation of C*(Q) (``lie.vectorial.PARAMETERISATIONS``)
+    rtol: float            # ||dV|| <= rtol (1 + ||V||)
+    coefficients: tuple    # (alpha_m, alpha_f, beta, gamma) of the generalized-alpha scheme
+
+
+class IntrinsicWorkspace(NamedTuple):
+    """Preallocated arrays of a step (no allocation per step or Newton iteration): body masses and
+    inertia tensors, the motion at the load point, material loads, coordinates and loads of the mbs
+    layer, and per body the increments (R*, u*), transported momenta and Newton blocks (n = 6, or 12
+    for the energy-decaying scheme with unknowns V_f, V_j)."""
+
+    mass: np.ndarray       # (nb,)
+    inertia: np.ndarray    # (nb, 3, 3)
+    Xm: np.ndarray         # (nb, 3) motion where the loads act
+    Rm: np.ndarray         # (nb, 3, 3)
+    Vm: np.ndarray         # (nb, 6)
+    loads: np.ndarray      # (nb, 6) C_i^T A at the load point
+    loads_i: np.ndarray    # (nb, 6) C_i^T A_i (energy-decaying)
+    q: np.ndarray          # RV coordinates for the mbs layer's loads
+    v: np.ndarray
+    force: np.ndarray      # (nb, 3)
+    torque: np.ndarray     # (nb, 3)
+    Q: np.ndarray          # (6,) increment of one body
+    Rs: np.ndarray         # (nb, 2, 3, 3) R* of C*(Q) (second slot: the jump increment of eq. 23)
+    us: np.ndarray         # (nb, 2, 3)
+    z: np.ndarray          # (nb, 2, 6) transported momenta C*^-T M* V
+    r: np.ndarray          # (nb, n) residual
+    J: np.ndarray          # (nb, n, n) Newton matrix, factorised in place
+    piv: np.ndarray        # (nb, n)
+    delta: np.ndarray      # (n,)
 
 
 @njit(cache=True)
@@ -59,7 +95,7 @@ def to_motion(sys, q, v, X, R, V):
         vs = sys.body_int[i, B_VSTART]
         X[i] = q[qs:qs + 3]
         R[i] = exp_so3(q[qs + 3:qs + 6])
-        V[i, 0:3] = mat3t_vec(R[i], v[vs:vs + 3])
+        _rotate_transposed(R[i], v[vs:vs + 3], V[i, 0:3])
         V[i, 3:6] = v[vs + 3:vs + 6]
 
 
@@ -70,277 +106,355 @@ def to_coordinates(sys, X, R, V, q, v):
         qs = sys.body_int[i, B_QSTART]
         vs = sys.body_int[i, B_VSTART]
         q[qs:qs + 3] = X[i]
-        q[qs + 3:qs + 6] = log_so3(R[i])
-        v[vs:vs + 3] = mat3_vec(R[i], V[i, 0:3])
+        log_so3_into(R[i], q[qs + 3:qs + 6])
+        _rotate(R[i], V[i, 0:3], v[vs:vs + 3])
         v[vs + 3:vs + 6] = V[i, 3:6]
 
 
+@njit(inline="always")
+def _rotate(R, x, out):
+    """out = R x (3-vectors)."""
+    for a in range(3):
+        out[a] = R[a, 0] * x[0] + R[a, 1] * x[1] + R[a, 2] * x[2]
+
+
+@njit(inline="always")
+def _rotate_transposed(R, x, out):
+    """out = R^T x (3-vectors)."""
+    for a in range(3):
+        out[a] = R[0, a] * x[0] + R[1, a] * x[1] + R[2, a] * x[2]
+
+
+@njit(inline="always")
+def _cross(a0, a1, a2, b0, b1, b2):
+    return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
+
+
+@njit(inline="always")
+def _skew_entry(x0, x1, x2, a, b):
+    """hat(x)[a, b]."""
+    if a == b:
+        return 0.0
+    if a == 0:
+        return -x2 if b == 1 else x1
+    if a == 1:
+        return x2 if b == 0 else -x0
+    return -x1 if b == 0 else x0
+
+
+@njit(inline="always")
+def _add_skew(J, r0, c0, weight, x, k):
+    """J[r0:r0+3, c0:c0+3] += weight * hat(x[k:k+3])."""
+    J[r0, c0 + 1] -= weight * x[k + 2]
+    J[r0, c0 + 2] += weight * x[k + 1]
+    J[r0 + 1, c0] += weight * x[k + 2]
+    J[r0 + 1, c0 + 2] -= weight * x[k]
+    J[r0 + 2, c0] -= weight * x[k + 1]
+    J[r0 + 2, c0 + 1] += weight * x[k]
+
+
 @njit(cache=True)
-def material_loads(sys, X, R, V, t, Xref, Rref, q, v, force, torque, out):
+def material_loads(sys, X, R, V, t, Xref, Rref, w, out):
     """out[i] = C_ref^T A: force and moment about the reference point of C_ref, in its material frame,
     of the loads acting on the configuration (X, R, V) at time t (the mbs layer's ``applied_loads``)."""
-    to_coordinates(sys, X, R, V, q, v)
-    applied_loads(sys, q, v, t, force, torque)
+    to_coordinates(sys, X, R, V, w.q, w.v)
+    applied_loads(sys, w.q, w.v, t, w.force, w.torque)
     for i in range(sys.body_int.shape[0]):
-        moment = cross(X[i] - Xref[i], force[i]) + mat3_vec(R[i], torque[i])
-        out[i, 0:3] = mat3t_vec(Rref[i], force[i])
-        out[i, 3:6] = mat3t_vec(Rref[i], moment)
+        f = w.force[i]
+        m = w.Q[0:3]
+        _rotate(R[i], w.torque[i], m)
+        d0, d1, d2 = X[i, 0] - Xref[i, 0], X[i, 1] - Xref[i, 1], X[i, 2] - Xref[i, 2]
+        c0, c1, c2 = _cross(d0, d1, d2, f[0], f[1], f[2])
+        m[0] += c0
+        m[1] += c1
+        m[2] += c2
+        _rotate_transposed(Rref[i], f, out[i, 0:3])
+        _rotate_transposed(Rref[i], m, out[i, 3:6])
 
 
 @njit(cache=True)
 def transported_momentum(mass, inertia, Rs, us, Vf, z):
     """z = C*^-T M* V_f = [m R* v_f, u* x (m R* v_f) + R* J omega_f] (paper 003 eq. 22b in C_i's frame)."""
-    z[0:3] = mass * mat3_vec(Rs, Vf[0:3])
-    z[3:6] = cross(us, z[0:3]) + mat3_vec(Rs, mat3_vec(inertia, Vf[3:6]))
+    _rotate(Rs, Vf[0:3], z[0:3])
+    for a in range(3):
+        z[a] *= mass
+    _rotate(inertia, Vf[3:6], z[3:6])
+    j0, j1, j2 = z[3], z[4], z[5]
+    c0, c1, c2 = _cross(us[0], us[1], us[2], z[0], z[1], z[2])
+    z[3] = c0 + (Rs[0, 0] * j0 + Rs[0, 1] * j1 + Rs[0, 2] * j2)
+    z[4] = c1 + (Rs[1, 0] * j0 + Rs[1, 1] * j1 + Rs[1, 2] * j2)
+    z[5] = c2 + (Rs[2, 0] * j0 + Rs[2, 1] * j1 + Rs[2, 2] * j2)
 
 
 @njit(cache=True)
 def momentum_jacobian(mass, inertia, Rs, us, z, weight, J, r0, c0, own):
     """Block d(C*^-T M* V_f)/dV of the iteration matrix: C*^-T M* (if ``own``) + weight * N(z),
     N(z) = [[0, -z1~], [-z1~, -z2~]] from dC* = dQ~ C* with dQ = weight dV."""
-    z1 = hat(z[0:3])
-    z2 = hat(z[3:6])
+    _add_skew(J, r0, c0 + 3, -weight, z, 0)
+    _add_skew(J, r0 + 3, c0, -weight, z, 0)
+    _add_skew(J, r0 + 3, c0 + 3, -weight, z, 3)
+    if own:
+        for b in range(3):
+            u0, u1, u2 = _cross(us[0], us[1], us[2], Rs[0, b], Rs[1, b], Rs[2, b])
+            J[r0 + 3, c0 + b] += mass * u0
+            J[r0 + 4, c0 + b] += mass * u1
+            J[r0 + 5, c0 + b] += mass * u2
+            for a in range(3):
+                J[r0 + a, c0 + b] += mass * Rs[a, b]
+                J[r0 + 3 + a, c0 + 3 + b] += Rs[a, 0] * inertia[0, b] + Rs[a, 1] * inertia[1, b] \
+                    + Rs[a, 2] * inertia[2, b]
+
+
+@njit(inline="always")
+def _gyroscopic(mass, inertia, V, a):
+    """Entry a of -ad(V)^T M* V = [m omega x v, omega x J omega] (material form of paper 003 eq. 24)."""
+    if a < 3:
+        c = _cross(V[3], V[4], V[5], V[0], V[1], V[2])
+        return mass * c[a]
+    j0 = inertia[0, 0] * V[3] + inertia[0, 1] * V[4] + inertia[0, 2] * V[5]
+    j1 = inertia[1, 0] * V[3] + inertia[1, 1] * V[4] + inertia[1, 2] * V[5]
+    j2 = inertia[2, 0] * V[3] + inertia[2, 1] * V[4] + inertia[2, 2] * V[5]
+    return _cross(V[3], V[4], V[5], j0, j1, j2)[a - 3]
+
+
+@njit(cache=True)
+def initial_accelerations(sys, X, R, V, t, w, Vd):
+    """V*' from the equations of motion at (X, R, V, t): M* V' = C^T A - gyroscopic terms."""
+    material_loads(sys, X, R, V, t, X, R, w, w.loads)
+    for i in range(sys.body_int.shape[0]):
+        mass, inertia = w.mass[i], w.inertia[i]
+        rhs = np.empty(3)
+        for a in range(3):
+            Vd[i, a] = (w.loads[i, a] - _gyroscopic(mass, inertia, V[i], a)) / mass
+            rhs[a] = w.loads[i, 3 + a] - _gyroscopic(mass, inertia, V[i], 3 + a)
+        Vd[i, 3:6] = np.linalg.solve(inertia, rhs)
+
+
+@njit(inline="always")
+def _move(kind, Xi, Ri, Q, Xo, Ro, i, Rs, us):
+    """C_o = C_i C*(Q) for body i; (R*, u*) into Rs, us."""
+    motion_increment_into(kind, Q, Rs, us)
     for a in range(3):
         for b in range(3):
-            J[r0 + a, c0 + 3 + b] += -weight * z1[a, b]
-            J[r0 + 3 + a, c0 + b] += -weight * z1[a, b]
-            J[r0 + 3 + a, c0 + 3 + b] += -weight * z2[a, b]
-    if own:
-        RJ = Rs @ inertia
-        uR = hat(us) @ Rs
-        for a in range(3):
+            Ro[i, a, b] = Ri[i, a, 0] * Rs[0, b] + Ri[i, a, 1] * Rs[1, b] + Ri[i, a, 2] * Rs[2, b]
+        Xo[i, a] = Xi[i, a] + (Ri[i, a, 0] * us[0] + Ri[i, a, 1] * us[1] + Ri[i, a, 2] * us[2])
+
+
+class IntrinsicIterate(NamedTuple):
+    """What the Newton iterations of one intrinsic step read (``newton_solve``'s step context); the
+    unknowns V_f (and V_j) or V'_f live in the state arrays."""
+
+    sys: SystemArrays
+    method: IntrinsicMethod
+    Xi: np.ndarray
+    Ri: np.ndarray
+    Vi: np.ndarray
+    Vdi: np.ndarray
+    ai: np.ndarray
+    Xf: np.ndarray
+    Rf: np.ndarray
+    Vf: np.ndarray
+    Vj: np.ndarray
+    Vdf: np.ndarray
+    af: np.ndarray
+    t: float
+    h: float
+    w: IntrinsicWorkspace
+
+
+@njit(inline="always")
+def _start(it):
+    """Predictor: V_f = V_j = V_i (energy schemes), V'_f = V'_i (generalized-alpha)."""
+    it.Vf[:, :] = it.Vi
+    it.Vj[:, :] = it.Vi
+    it.Vdf[:, :] = it.Vdi
+
+
+@njit(inline="always")
+def _alpha_weight(it):
+    """gamma' = h gamma (1 - alpha_f)/(1 - alpha_m): dV_f = gamma' dV'_f."""
+    alpha_m, alpha_f, beta, gamma = it.method.coefficients
+    return it.h * gamma * ((1.0 - alpha_f) / (1.0 - alpha_m))
+
+
+@njit(inline="always")
+def _alpha_update(it, i):
+    """a_f, V_f and C_f of body i from V'_f (paper 003 eqs. 25-26, Arnold-Bruls recurrence)."""
+    alpha_m, alpha_f, beta, gamma = it.method.coefficients
+    h, w = it.h, it.w
+    factor = (1.0 - alpha_f) / (1.0 - alpha_m)
+    for k in range(6):
+        it.af[i, k] = factor * it.Vdf[i, k] + (alpha_f * it.Vdi[i, k] - alpha_m * it.ai[i, k]) / (1.0 - alpha_m)
+        it.Vf[i, k] = it.Vi[i, k] + h * ((1.0 - gamma) * it.ai[i, k] + gamma * it.af[i, k])
+        w.Q[k] = h * it.Vi[i, k] + h * h * ((0.5 - beta) * it.ai[i, k] + beta * it.af[i, k])
+    _move(it.method.kind, it.Xi, it.Ri, w.Q, it.Xf, it.Rf, i, w.Rs[i, 0], w.us[i, 0])
+
+
+@njit(inline="always")
+def _residual(it):
+    """Residuals of every body at the iterate (eq. 22, 23 or 24 in C_i's material frame); returns their
+    norm, which is only checked for being finite (the test is on the correction)."""
+    sys, w, h, kind = it.sys, it.w, it.h, it.method.kind
+    Xi, Ri, Vi, Vf, Vj = it.Xi, it.Ri, it.Vi, it.Vf, it.Vj
+    nb = Xi.shape[0]
+    scheme = it.method.scheme
+    if scheme == ENERGY_MOMENTUM:
+        for i in range(nb):
+            for k in range(6):
+                w.Q[k] = 0.25 * h * (Vi[i, k] + Vf[i, k])
+                w.Vm[i, k] = 0.5 * (Vi[i, k] + Vf[i, k])
+            _move(kind, Xi, Ri, w.Q, w.Xm, w.Rm, i, w.Rs[i, 0], w.us[i, 0])
+        material_loads(sys, w.Xm, w.Rm, w.Vm, it.t + 0.5 * h, Xi, Ri, w, w.loads)
+    elif scheme == ENERGY_DECAYING:
+        for i in range(nb):
+            for k in range(6):
+                w.Q[k] = 0.5 * h * (Vf[i, k] + Vj[i, k])
+            _move(kind, Xi, Ri, w.Q, it.Xf, it.Rf, i, w.Rs[i, 0], w.us[i, 0])
+        material_loads(sys, it.Xf, it.Rf, Vf, it.t + h, Xi, Ri, w, w.loads)
+    else:
+        for i in range(nb):
+            _alpha_update(it, i)
+        material_loads(sys, it.Xf, it.Rf, Vf, it.t + h, it.Xf, it.Rf, w, w.loads)
+    s = 0.0
+    for i in range(nb):
+        mass, inertia, r, z = w.mass[i], w.inertia[i], w.r[i], w.z[i]
+        if scheme == ENERGY_MOMENTUM:
+            for k in range(6):
+                w.Q[k] = 0.5 * h * (Vi[i, k] + Vf[i, k])
+            motion_increment_into(kind, w.Q, w.Rs[i, 0], w.us[i, 0])
+            transported_momentum(mass, inertia, w.Rs[i, 0], w.us[i, 0], Vf[i], z[0])
+            for a in range(3):
+                r[a] = z[0, a] - mass * Vi[i, a] - h * w.loads[i, a]
+                J_omega = inertia[a, 0] * Vi[i, 3] + inertia[a, 1] * Vi[i, 4] + inertia[a, 2] * Vi[i, 5]
+                r[3 + a] = z[0, 3 + a] - J_omega - h * w.loads[i, 3 + a]
+        elif scheme == ENERGY_DECAYING:
+            for k in range(6):
+                w.Q[k] = -h / 6.0 * (Vf[i, k] - Vj[i, k])
+            motion_increment_into(kind, w.Q, w.Rs[i, 1], w.us[i, 1])
+            transported_momentum(mass, inertia, w.Rs[i, 0], w.us[i, 0], Vf[i], z[0])
+            transported_momentum(mass, inertia, w.Rs[i, 1], w.us[i, 1], Vj[i], z[1])
+            for k in range(6):
+                if k < 3:
+                    Mi = mass * Vi[i, k]
+                else:
+                    Mi = (inertia[k - 3, 0] * Vi[i, 3] + inertia[k - 3, 1] * Vi[i, 4]
+                          + inertia[k - 3, 2] * Vi[i, 5])
+                r[k] = z[0, k] - Mi - 0.5 * h * (w.loads[i, k] + w.loads_i[i, k])
+                r[6 + k] = z[1, k] - Mi + h / 6.0 * (w.loads[i, k] - w.loads_i[i, k])
+        else:
+            Vdf = it.Vdf
+            for a in range(3):
+                r[a] = mass * Vdf[i, a] + _gyroscopic(mass, inertia, Vf[i], a) - w.loads[i, a]
+                J_acc = inertia[a, 0] * Vdf[i, 3] + inertia[a, 1] * Vdf[i, 4] + inertia[a, 2] * Vdf[i, 5]
+                r[3 + a] = J_acc + _gyroscopic(mass, inertia, Vf[i], 3 + a) - w.loads[i, 3 + a]
+        for k in range(r.shape[0]):
+            s += r[k] * r[k]
+    return math.sqrt(s)
+
+
+@njit(inline="always")
+def _factor(it):
+    """Newton blocks of every body at the iterate just evaluated, factorised; False if one is singular."""
+    w, h = it.w, it.h
+    scheme = it.method.scheme
+    for i in range(it.Xi.shape[0]):
+        mass, inertia, J, z, Rs, us = w.mass[i], w.inertia[i], w.J[i], w.z[i], w.Rs[i], w.us[i]
+        J[:, :] = 0.0
+        if scheme == ENERGY_MOMENTUM:
+            momentum_jacobian(mass, inertia, Rs[0], us[0], z[0], 0.5 * h, J, 0, 0, True)
+        elif scheme == ENERGY_DECAYING:
+            momentum_jacobian(mass, inertia, Rs[0], us[0], z[0], 0.5 * h, J, 0, 0, True)
+            momentum_jacobian(mass, inertia, Rs[0], us[0], z[0], 0.5 * h, J, 0, 6, False)
+            momentum_jacobian(mass, inertia, Rs[1], us[1], z[1], -h / 6.0, J, 6, 0, False)
+            momentum_jacobian(mass, inertia, Rs[1], us[1], z[1], h / 6.0, J, 6, 6, True)
+        else:
+            gp = _alpha_weight(it)
+            V = it.Vf[i]
+            # [[m (I + gp w~), -gp m v~], [0, J + gp (w~ J - (J w)~)]] (material form of eq. 24)
+            j0 = inertia[0, 0] * V[3] + inertia[0, 1] * V[4] + inertia[0, 2] * V[5]
+            j1 = inertia[1, 0] * V[3] + inertia[1, 1] * V[4] + inertia[1, 2] * V[5]
+            j2 = inertia[2, 0] * V[3] + inertia[2, 1] * V[4] + inertia[2, 2] * V[5]
             for b in range(3):
-                J[r0 + a, c0 + b] += mass * Rs[a, b]
-                J[r0 + 3 + a, c0 + b] += mass * uR[a, b]
-                J[r0 + 3 + a, c0 + 3 + b] += RJ[a, b]
-
-
-@njit(cache=True)
-def _norm(x):
-    return np.sqrt(np.sum(x * x))
-
-
-@njit(cache=True)
-def _solve(J, r, delta):
-    """delta = J^-1 r; False if J is singular."""
-    piv = np.zeros(r.shape[0], dtype=np.int64)
-    LU = J.copy()
-    if not lu_factor(LU, piv):
-        return False
-    delta[:] = r
-    lu_solve(LU, piv, delta)
+                c = _cross(V[3], V[4], V[5], inertia[0, b], inertia[1, b], inertia[2, b])
+                for a in range(3):
+                    J[a, b] = mass * ((1.0 if a == b else 0.0) + gp * _skew_entry(V[3], V[4], V[5], a, b))
+                    J[3 + a, 3 + b] = inertia[a, b] + gp * (c[a] - _skew_entry(j0, j1, j2, a, b))
+            _add_skew(J, 0, 3, -gp * mass, V, 0)
+        if not lu_factor(J, w.piv[i]):
+            return False
     return True
 
 
-@njit(cache=True)
-def _gyroscopic(mass, inertia, V):
-    """-ad(V)^T M* V = [m omega x v, omega x J omega] (material form of paper 003 eq. 24)."""
-    out = np.empty(6)
-    out[0:3] = mass * cross(V[3:6], V[0:3])
-    out[3:6] = cross(V[3:6], mat3_vec(inertia, V[3:6]))
-    return out
-
-
-@njit(cache=True)
-def body_data(sys, i):
-    return sys.body_real[i, B_MASS], sys.body_real[i, B_INERTIA:B_INERTIA + 9].reshape(3, 3).copy()
-
-
-@njit(cache=True)
-def initial_accelerations(sys, X, R, V, t, q, v, force, torque, loads, Vd):
-    """V*' from the equations of motion at (X, R, V, t): M* V' = C^T A - gyroscopic terms."""
-    material_loads(sys, X, R, V, t, X, R, q, v, force, torque, loads)
-    for i in range(sys.body_int.shape[0]):
-        mass, inertia = body_data(sys, i)
-        g = _gyroscopic(mass, inertia, V[i])
-        Vd[i, 0:3] = (loads[i, 0:3] - g[0:3]) / mass
-        Vd[i, 3:6] = np.linalg.solve(inertia, loads[i, 3:6] - g[3:6])
-
-
-@njit(cache=True)
-def _move(kind, Xi, Ri, Q, Xo, Ro, i):
-    """C_o = C_i C*(Q) for body i."""
-    Rs, us = motion_increment(kind, Q)
-    Ro[i] = Ri[i] @ Rs
-    Xo[i] = Xi[i] + mat3_vec(Ri[i], us)
-    return Rs, us
-
-
-@njit(cache=True)
-def energy_momentum_step(sys, kind, rtol, max_it, Xi, Ri, Vi, t, h, Xf, Rf, Vf, w, stats):
-    """One step of paper 003 eq. (22); Vf holds the predictor on entry. Returns (status, iterations)."""
-    nb = Xi.shape[0]
-    Xm, Rm, loads, q, v, force, torque = w
-    J = np.zeros((6, 6))
-    r = np.zeros(6)
-    delta = np.zeros(6)
-    z = np.zeros(6)
-    for it in range(1, max_it + 1):
-        for i in range(nb):
-            _move(kind, Xi, Ri, 0.25 * h * (Vi[i] + Vf[i]), Xm, Rm, i)
-        Vm = 0.5 * (Vi + Vf)
-        material_loads(sys, Xm, Rm, Vm, t + 0.5 * h, Xi, Ri, q, v, force, torque, loads)
-        correction = 0.0
-        size = 0.0
-        for i in range(nb):
-            mass, inertia = body_data(sys, i)
-            Rs, us = motion_increment(kind, 0.5 * h * (Vi[i] + Vf[i]))
-            transported_momentum(mass, inertia, Rs, us, Vf[i], z)
-            r[0:3] = z[0:3] - mass * Vi[i, 0:3] - h * loads[i, 0:3]
-            r[3:6] = z[3:6] - mat3_vec(inertia, Vi[i, 3:6]) - h * loads[i, 3:6]
-            J[:, :] = 0.0
-            momentum_jacobian(mass, inertia, Rs, us, z, 0.5 * h, J, 0, 0, True)
-            if not _solve(J, r, delta):
-                return SINGULAR_MATRIX, it
-            Vf[i] -= delta
-            correction += np.sum(delta * delta)
-            size += np.sum(Vf[i] * Vf[i])
-        stats[ST_NEWTON] += 1
-        if not all_finite(Vf.ravel()):
-            return DIVERGED, it
-        if np.sqrt(correction) <= rtol * (1.0 + np.sqrt(size)):
-            for i in range(nb):
-                _move(kind, Xi, Ri, 0.5 * h * (Vi[i] + Vf[i]), Xf, Rf, i)
-            return OK, it
-    return NEWTON_FAILED, max_it
-
-
-@njit(cache=True)
-def energy_decaying_step(sys, kind, rtol, max_it, Xi, Ri, Vi, t, h, Xf, Rf, Vf, Vj, w, stats):
-    """One step of paper 003 eq. (23); unknowns V_f and V_j (velocity across the jump at t_i)."""
-    nb = Xi.shape[0]
-    Xm, Rm, loads, q, v, force, torque = w
-    loads_i = np.zeros((nb, 6))
-    material_loads(sys, Xi, Ri, Vi, t, Xi, Ri, q, v, force, torque, loads_i)
-    J = np.zeros((12, 12))
-    r = np.zeros(12)
-    delta = np.zeros(12)
-    zf = np.zeros(6)
-    zj = np.zeros(6)
-    for it in range(1, max_it + 1):
-        for i in range(nb):
-            _move(kind, Xi, Ri, 0.5 * h * (Vf[i] + Vj[i]), Xf, Rf, i)
-        material_loads(sys, Xf, Rf, Vf, t + h, Xi, Ri, q, v, force, torque, loads)
-        correction = 0.0
-        size = 0.0
-        for i in range(nb):
-            mass, inertia = body_data(sys, i)
-            Rf_s, uf_s = motion_increment(kind, 0.5 * h * (Vf[i] + Vj[i]))
-            Rj_s, uj_s = motion_increment(kind, -h / 6.0 * (Vf[i] - Vj[i]))
-            transported_momentum(mass, inertia, Rf_s, uf_s, Vf[i], zf)
-            transported_momentum(mass, inertia, Rj_s, uj_s, Vj[i], zj)
-            Mi = np.empty(6)
-            Mi[0:3] = mass * Vi[i, 0:3]
-            Mi[3:6] = mat3_vec(inertia, Vi[i, 3:6])
-            r[0:6] = zf - Mi - 0.5 * h * (loads[i] + loads_i[i])
-            r[6:12] = zj - Mi + h / 6.0 * (loads[i] - loads_i[i])
-            J[:, :] = 0.0
-            momentum_jacobian(mass, inertia, Rf_s, uf_s, zf, 0.5 * h, J, 0, 0, True)
-            momentum_jacobian(mass, inertia, Rf_s, uf_s, zf, 0.5 * h, J, 0, 6, False)
-            momentum_jacobian(mass, inertia, Rj_s, uj_s, zj, -h / 6.0, J, 6, 0, False)
-            momentum_jacobian(mass, inertia, Rj_s, uj_s, zj, h / 6.0, J, 6, 6, True)
-            if not _solve(J, r, delta):
-                return SINGULAR_MATRIX, it
-            Vf[i] -= delta[0:6]
-            Vj[i] -= delta[6:12]
-            correction += np.sum(delta * delta)
-            size += np.sum(Vf[i] * Vf[i])
-        stats[ST_NEWTON] += 1
-        if not (all_finite(Vf.ravel()) and all_finite(Vj.ravel())):
-            return DIVERGED, it
-        if np.sqrt(correction) <= rtol * (1.0 + np.sqrt(size)):
-            for i in range(nb):
-                _move(kind, Xi, Ri, 0.5 * h * (Vf[i] + Vj[i]), Xf, Rf, i)
-            return OK, it
-    return NEWTON_FAILED, max_it
-
-
-@njit(cache=True)
-def generalized_alpha_step(sys, kind, rtol, max_it, coefficients, Xi, Ri, Vi, Vdi, ai, t, h,
-                           Xf, Rf, Vf, Vdf, af, w, stats):
-    """One step of paper 003 eqs. (24)-(26) (material form); unknown V'_f, predictor in Vdf on entry."""
-    alpha_m, alpha_f, beta, gamma = coefficients
-    nb = Xi.shape[0]
-    Xm, Rm, loads, q, v, force, torque = w
-    factor = (1.0 - alpha_f) / (1.0 - alpha_m)
-    J = np.zeros((6, 6))
-    r = np.zeros(6)
-    delta = np.zeros(6)
-    for it in range(1, max_it + 1):
-        for i in range(nb):
-            af[i] = (factor * Vdf[i] + (alpha_f * Vdi[i] - alpha_m * ai[i]) / (1.0 - alpha_m))
-            Vf[i] = Vi[i] + h * ((1.0 - gamma) * ai[i] + gamma * af[i])
-            dU = h * Vi[i] + h * h * ((0.5 - beta) * ai[i] + beta * af[i])
-            _move(kind, Xi, Ri, dU, Xf, Rf, i)
-        material_loads(sys, Xf, Rf, Vf, t + h, Xf, Rf, q, v, force, torque, loads)
-        correction = 0.0
-        size = 0.0
-        for i in range(nb):
-            mass, inertia = body_data(sys, i)
-            g = _gyroscopic(mass, inertia, Vf[i])
-            r[0:3] = mass * Vdf[i, 0:3] + g[0:3] - loads[i, 0:3]
-            r[3:6] = mat3_vec(inertia, Vdf[i, 3:6]) + g[3:6] - loads[i, 3:6]
-            gp = h * gamma * factor
-            wt = hat(Vf[i, 3:6])
-            vt = hat(Vf[i, 0:3])
-            Jw = hat(mat3_vec(inertia, Vf[i, 3:6]))
-            J[:, :] = 0.0
-            J[0:3, 0:3] = mass * (np.eye(3) + gp * wt)
-            J[0:3, 3:6] = -gp * mass * vt
-            J[3:6, 3:6] = inertia + gp * (wt @ inertia - Jw)
-            if not _solve(J, r, delta):
-                return SINGULAR_MATRIX, it
-            Vdf[i] -= delta
-            correction += gp * gp * np.sum(delta * delta)
-            size += np.sum(Vf[i] * Vf[i])
-        stats[ST_NEWTON] += 1
-        if not all_finite(Vdf.ravel()):
-            return DIVERGED, it
-        if np.sqrt(correction) <= rtol * (1.0 + np.sqrt(size)):
-            for i in range(nb):
-                af[i] = (factor * Vdf[i] + (alpha_f * Vdi[i] - alpha_m * ai[i]) / (1.0 - alpha_m))
-                Vf[i] = Vi[i] + h * ((1.0 - gamma) * ai[i] + gamma * af[i])
-                dU = h * Vi[i] + h * h * ((0.5 - beta) * ai[i] + beta * af[i])
-                _move(kind, Xi, Ri, dU, Xf, Rf, i)
-            return OK, it
-    return NEWTON_FAILED, max_it
+@njit(inline="always")
+def _correct(it):
+    """Solve every body's block and update its unknowns; True when ||dV|| <= rtol (1 + ||V_f||)."""
+    w = it.w
+    scheme = it.method.scheme
+    gp = _alpha_weight(it)
+    correction = 0.0
+    size = 0.0
+    for i in range(it.Xi.shape[0]):
+        delta = w.delta
+        delta[:] = w.r[i]
+        lu_solve(w.J[i], w.piv[i], delta)
+        if scheme == GENERALIZED_ALPHA:
+            for k in range(6):
+                it.Vdf[i, k] -= delta[k]
+        else:
+            for k in range(6):
+                it.Vf[i, k] -= delta[k]
+            if scheme == ENERGY_DECAYING:
+                for k in range(6):
+                    it.Vj[i, k] -= delta[6 + k]
+        squares = 0.0
+        for k in range(delta.shape[0]):
+            squares += delta[k] * delta[k]
+        correction += gp * gp * squares if scheme == GENERALIZED_ALPHA else squares
+        squares = 0.0
+        for k in range(6):
+            squares += it.Vf[i, k] * it.Vf[i, k]
+        size += squares
+    return math.sqrt(correction) <= it.method.rtol * (1.0 + math.sqrt(size))
 
 
 class IntrinsicProblem(NamedTuple):
-    """What a step of an intrinsic scheme reads: system, scheme and parameterisation codes, Newton
-    settings, generalized-alpha coefficients, workspace and statistics."""
+    """What a step of an intrinsic scheme reads: system, method, Newton settings, workspace, statistics."""
 
     sys: SystemArrays
-    scheme: int
-    kind: int
-    rtol: float
-    max_iterations: int
-    coefficients: tuple    # (alpha_m, alpha_f, beta, gamma) of the intrinsic generalized-alpha scheme
-    w: tuple               # (Xm, Rm, loads, q, v, force, torque) work arrays
+    method: IntrinsicMethod
+    newton: NewtonOptions
+    w: IntrinsicWorkspace
     stats: np.ndarray
+    jacobian_valid: np.ndarray
 
 
 @njit(inline="always")
 def intrinsic_fixed_step(problem, state, t, h, h_nominal):
     """One step of the scheme on the motion state (X, R, V, V', a) at t, then the coordinates (q, v)."""
     Xi, Ri, Vi, Vdi, ai, Xf, Rf, Vf, Vj, Vdf, af, q, v = state
-    sys, kind, rtol, max_it, w, stats = problem.sys, problem.kind, problem.rtol, problem.max_iterations, problem.w, \
-        problem.stats
-    Vf[:, :] = Vi
-    if problem.scheme == ENERGY_MOMENTUM:
-        status, it = energy_momentum_step(sys, kind, rtol, max_it, Xi, Ri, Vi, t, h, Xf, Rf, Vf, w, stats)
-    elif problem.scheme == ENERGY_DECAYING:
-        Vj[:, :] = Vi
-        status, it = energy_decaying_step(sys, kind, rtol, max_it, Xi, Ri, Vi, t, h, Xf, Rf, Vf, Vj, w, stats)
-    else:
-        Vdf[:, :] = Vdi
-        status, it = generalized_alpha_step(sys, kind, rtol, max_it, problem.coefficients, Xi, Ri, Vi, Vdi, ai, t, h,
-                                            Xf, Rf, Vf, Vdf, af, w, stats)
-    stats[ST_MAX_ITERATIONS] = max(stats[ST_MAX_ITERATIONS], it)
+    sys, method, w, stats = problem.sys, problem.method, problem.w, problem.stats
+    if method.scheme == ENERGY_DECAYING:
+        material_loads(sys, Xi, Ri, Vi, t, Xi, Ri, w, w.loads_i)
+    iterate = IntrinsicIterate(sys, method, Xi, Ri, Vi, Vdi, ai, Xf, Rf, Vf, Vj, Vdf, af, t, h, w)
+    status = newton_solve(_start, _residual, _factor, _correct, iterate, problem.newton, problem.jacobian_valid,
+                          stats)
     if status != OK:
         return status
-    if not (all_finite(Xf.ravel()) and all_finite(Rf.ravel())):
-        return DIVERGED
+    # the configuration of the converged velocities
+    for i in range(Xi.shape[0]):
+        if method.scheme == GENERALIZED_ALPHA:
+            _alpha_update(iterate, i)
+        else:
+            for k in range(6):
+                w.Q[k] = 0.5 * h * (Vi[i, k] + Vf[i, k]) if method.scheme == ENERGY_MOMENTUM else \
+                    0.5 * h * (Vf[i, k] + Vj[i, k])
+            _move(method.kind, Xi, Ri, w.Q, Xf, Rf, i, w.Rs[i, 0], w.us[i, 0])
+    for i in range(Xi.shape[0]):
+        if not (all_finite(Xf[i]) and all_finite(Vf[i])):
+            return DIVERGED
+        for a in range(3):
+            if not all_finite(Rf[i, a]):
+                return DIVERGED
     Xi[:, :] = Xf
     Ri[:, :, :] = Rf
     Vi[:, :] = Vf
@@ -352,28 +466,37 @@ def intrinsic_fixed_step(problem, state, t, h, h_nominal):
 
 
 @njit(cache=True)
-def integrate_intrinsic(sys, parameters, q, v, t0, t_end, h, sample_times, q_samples, v_samples, stats):
+def integrate_intrinsic(sys, method, newton, q, v, t0, t_end, h, sample_times, q_samples, v_samples, w, stats):
     """Fixed-step intrinsic integration from t0 to t_end (``run_fixed_steps``), (q, v) in place; returns
     (status, steps, t)."""
-    scheme = int(parameters[P_SCHEME])
-    coefficients = (parameters[P_ALPHA_M], parameters[P_ALPHA_F], parameters[P_BETA], parameters[P_GAMMA])
     nb = sys.body_int.shape[0]
-    Xi, Xf, Xm = np.zeros((nb, 3)), np.zeros((nb, 3)), np.zeros((nb, 3))
-    Ri, Rf, Rm = np.zeros((nb, 3, 3)), np.zeros((nb, 3, 3)), np.zeros((nb, 3, 3))
+    Xi, Xf = np.zeros((nb, 3)), np.zeros((nb, 3))
+    Ri, Rf = np.zeros((nb, 3, 3)), np.zeros((nb, 3, 3))
     Vi, Vf, Vj = np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros((nb, 6))
     Vdi, Vdf, ai, af = np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros((nb, 6))
-    w = (Xm, Rm, np.zeros((nb, 6)), np.zeros(q.shape[0]), np.zeros(v.shape[0]), np.zeros((nb, 3)),
-         np.zeros((nb, 3)))
     to_motion(sys, q, v, Xi, Ri, Vi)
-    if scheme == GENERALIZED_ALPHA:
-        initial_accelerations(sys, Xi, Ri, Vi, t0, w[3], w[4], w[5], w[6], w[2], Vdi)
+    if method.scheme == GENERALIZED_ALPHA:
+        initial_accelerations(sys, Xi, Ri, Vi, t0, w, Vdi)
         ai[:, :] = Vdi
-    problem = IntrinsicProblem(sys, scheme, int(parameters[P_KIND]), parameters[P_RTOL],
-                               int(parameters[P_MAX_ITERATIONS]), coefficients, w, stats)
+    problem = IntrinsicProblem(sys, method, newton, w, stats, np.zeros(1, dtype=np.bool_))
     state = (Xi, Ri, Vi, Vdi, ai, Xf, Rf, Vf, Vj, Vdf, af, q, v)
-    no_lam = np.zeros(0)
     samples = (sample_times, q_samples, v_samples, np.zeros((sample_times.shape[0], 0)))
-    return run_fixed_steps(intrinsic_fixed_step, problem, state, (q, v, no_lam), samples, t0, t_end, h)
+    return run_fixed_steps(intrinsic_fixed_step, problem, state, (q, v, np.zeros(0)), samples, t0, t_end, h)
+
+
+def make_workspace(system, scheme: int) -> IntrinsicWorkspace:
+    """The arrays of ``IntrinsicWorkspace`` for the bodies of ``system``."""
+    nb = system.body_int.shape[0]
+    n = 12 if scheme == ENERGY_DECAYING else 6
+    return IntrinsicWorkspace(
+        mass=system.body_real[:, B_MASS].copy(),
+        inertia=system.body_real[:, B_INERTIA:B_INERTIA + 9].reshape(nb, 3, 3).copy(),
+        Xm=np.zeros((nb, 3)), Rm=np.zeros((nb, 3, 3)), Vm=np.zeros((nb, 6)), loads=np.zeros((nb, 6)),
+        loads_i=np.zeros((nb, 6)), q=np.zeros(int(system.sizes[0])), v=np.zeros(int(system.sizes[1])),
+        force=np.zeros((nb, 3)), torque=np.zeros((nb, 3)), Q=np.zeros(6), Rs=np.zeros((nb, 2, 3, 3)),
+        us=np.zeros((nb, 2, 3)), z=np.zeros((nb, 2, 6)), r=np.zeros((nb, n)), J=np.zeros((nb, n, n)),
+        piv=np.zeros((nb, n), dtype=np.int64), delta=np.zeros(n),
+    )
 
 
 SCHEMES = {"energy-momentum": ENERGY_MOMENTUM, "energy-decaying": ENERGY_DECAYING,
@@ -420,36 +543,44 @@ class IntrinsicIntegrator:
                 raise InputError(f"must lie in [0, 1], got {merged['rho_inf']}", field="options.rho_inf")
         return merged
 
-    def parameters(self, options: dict[str, Any]) -> np.ndarray:
-        p = np.zeros(N_PARAMETERS)
-        p[P_SCHEME] = self.scheme
-        p[P_KIND] = PARAMETERISATIONS[options["parameterisation"]]
-        p[P_RTOL] = options["newton_rtol"]
-        p[P_MAX_ITERATIONS] = options["max_iterations"]
+    def method(self, options: dict[str, Any]) -> IntrinsicMethod:
+        """The compiled-side scheme from validated options."""
+        coefficients = (0.0, 0.0, 0.0, 0.0)
         if self.scheme == GENERALIZED_ALPHA:
-            method = generalized_alpha(options["rho_inf"])
-            p[P_ALPHA_M], p[P_ALPHA_F], p[P_BETA], p[P_GAMMA] = method.as_array()
-        return p
+            coefficients = tuple(float(x) for x in generalized_alpha(options["rho_inf"]).as_array())
+        return IntrinsicMethod(self.scheme, PARAMETERISATIONS[options["parameterisation"]],
+                               float(options["newton_rtol"]), coefficients)
+
+    @staticmethod
+    def newton(options: dict[str, Any]) -> NewtonOptions:
+        """Full Newton, the test on the correction only (``_correct``): the residual test is switched off
+        (rtol = atol = 0)."""
+        return NewtonOptions(modified=False, texp=False, full_tangent=False, rtol=0.0, atol=0.0,
+                             max_iterations=int(options["max_iterations"]), max_modified_iterations=0,
+                             contractivity=0.0, fd_relative_step=0.0, fd_step_floor=0.0, scaling=False, index=3)
 
     def integrate(self, system, q0, v0, options, h, t_end, sample_times) -> Integration:
         """Warm-up step (compilation), then the timed fixed-step run."""
         check_free_rv_bodies(system)
-        parameters = self.parameters(options)
+        method = self.method(options)
+        newton = self.newton(options)
         ns = sample_times.shape[0]
         q_samples = np.zeros((ns, q0.shape[0]))
         v_samples = np.zeros((ns, v0.shape[0]))
+
         def run(inputs, t_stop, warm_up):
             times, qs, vs = sampling(warm_up, sample_times, q_samples, v_samples)
-            q, v, stats = inputs
-            return integrate_intrinsic(system, parameters, q, v, 0.0, t_stop, h, times, qs, vs, stats)
+            q, v, workspace, stats = inputs
+            return integrate_intrinsic(system, method, newton, q, v, 0.0, t_stop, h, times, qs, vs, workspace, stats)
 
-        (q, v, stats), (code, steps, t_reached), cpu = timed_run(
-            lambda: (q0.copy(), v0.copy(), np.zeros(N_STATISTICS)), run, h, t_end)
+        (q, v, _, stats), (code, steps, t_reached), cpu = timed_run(
+            lambda: (q0.copy(), v0.copy(), make_workspace(system, self.scheme), np.zeros(N_STATISTICS)),
+            run, h, t_end)
         statistics = {
             "newton_iterations": int(stats[ST_NEWTON]),
             "newton_per_step": stats[ST_NEWTON] / steps if steps else float("nan"),
-            "jacobians": int(stats[ST_NEWTON]),
-            "factorizations": int(stats[ST_NEWTON]),
+            "jacobians": int(stats[ST_JACOBIANS]),
+            "factorizations": int(stats[ST_FACTORIZATIONS]),
             "max_newton_in_step": int(stats[ST_MAX_ITERATIONS]),
             "failed_steps": 0 if code == OK else 1,
             "newton_rtol": options["newton_rtol"],

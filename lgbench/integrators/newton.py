@@ -12,6 +12,10 @@ One policy serves generalized-alpha (paper 000 Sect. 3.3-3.4, paper 002 eq. 37/5
   finite) restarts the step from the predictor with a fresh matrix; a second failure after a restart,
   or more than ``max_modified_iterations + FULL_NEWTON_AFTER`` iterations, continues the step with
   full Newton (counted as a fallback).
+
+``newton_solve`` is the one loop that applies these rules; a family supplies four small inlined
+functions (start from the predictor, residual norm at the iterate, factorise the iteration matrix, apply
+the correction) on a step context of its own.
 """
 from __future__ import annotations
 
@@ -20,12 +24,19 @@ from typing import Any, NamedTuple
 
 from numba import njit
 
+from lgbench.mbs.codes import DIVERGED, NEWTON_FAILED, OK, SINGULAR_MATRIX
+
 CONTRACTION_CHECK_FROM = 3
 """First iteration whose contraction rate is tested (the first two may contract slowly)."""
 RESTART_GROWTH = 2.0
 """A residual that grows by more than this factor in one modified iteration restarts the step."""
 FULL_NEWTON_AFTER = 7
 """Modified iterations beyond ``max_modified_iterations`` after which the step falls back to full Newton."""
+
+# statistics vector of the implicit steppers (float64), read by ``generalized_alpha.newton_statistics``
+(ST_NEWTON, ST_JACOBIANS, ST_FACTORIZATIONS, ST_STEPS, ST_MAX_ITERATIONS, ST_MAX_PHI, ST_MAX_BV,
+ ST_FULL_NEWTON_FALLBACKS, ST_MAX_ETA) = range(9)
+N_STATISTICS = 9
 
 
 class NewtonOptions(NamedTuple):
@@ -83,3 +94,73 @@ def modified_newton_policy(k, res, last, restarted, newton):
         fall_back = restarted or switch
         restart = diverged or contraction > RESTART_GROWTH or fall_back
     return refresh, fall_back, restart
+
+
+@njit(inline="always")
+def newton_solve(start, residual, factor, correct, step, newton, jacobian_valid, stats):
+    """Newton's method for one step by the rules of the module note; returns a status code.
+
+    ``start(step)`` sets the iterate to the predictor, ``residual(step)`` evaluates the iterate and
+    returns its residual norm, ``factor(step)`` assembles and factorises the iteration matrix at the
+    iterate just evaluated (False if singular), ``correct(step)`` solves with the factors, updates the
+    iterate and returns True if the correction itself meets the family's test (the intrinsic schemes of
+    paper 003 test ||dV||; generalized-alpha and HHT return False and test the residual).
+    ``jacobian_valid[0]`` carries the modified-Newton matrix across steps. Counts iterations,
+    matrices and fallbacks in ``stats`` (ST_* layout)."""
+    modified = newton.modified
+    full_now = not modified
+    restarted = False
+    converged = False
+    max_it = newton.max_iterations
+    res0 = 0.0
+    last = 0.0
+    k = 0                   # iterations done
+    from_predictor = True   # the iterate is the predictor (k = 0, or a restart)
+    while True:
+        if from_predictor:
+            start(step)
+        res = residual(step)
+        if k == 0:
+            if not math.isfinite(res):
+                return DIVERGED
+            res0 = reference_residual(res, newton)
+            res = res0
+        elif not from_predictor:
+            if not math.isfinite(res) and full_now:
+                stats[ST_NEWTON] += k
+                jacobian_valid[0] = False
+                return DIVERGED
+            if math.isfinite(res) and has_converged(res, res0, newton):
+                converged = True
+                break
+            if modified and not full_now:
+                refresh, fall_back, restart = modified_newton_policy(k, res, last, restarted, newton)
+                if refresh:
+                    jacobian_valid[0] = False
+                if fall_back:
+                    full_now = True
+                    stats[ST_FULL_NEWTON_FALLBACKS] += 1
+                if restart:
+                    restarted = True
+                    if k < max_it:
+                        from_predictor = True
+                        continue
+        from_predictor = False
+        last = res
+        if k == max_it:
+            break
+        k += 1
+        if full_now or not jacobian_valid[0]:
+            stats[ST_JACOBIANS] += 1
+            stats[ST_FACTORIZATIONS] += 1
+            if not factor(step):
+                jacobian_valid[0] = False
+                stats[ST_NEWTON] += k
+                return SINGULAR_MATRIX
+            jacobian_valid[0] = True
+        if correct(step):
+            converged = True
+            break
+    stats[ST_NEWTON] += k
+    stats[ST_MAX_ITERATIONS] = max(stats[ST_MAX_ITERATIONS], k)
+    return OK if converged else NEWTON_FAILED

@@ -95,9 +95,16 @@ def inverse_tangent_coefficient(phi):
 
 @njit(cache=True)
 def _skew_series_matrix(psi, c1, c2):
-    """I + c1 hat(psi) + c2 hat(psi)^2, entry by entry (hat(psi)^2 = psi psi^T - |psi|^2 I)."""
-    x, y, z = psi[0], psi[1], psi[2]
+    """I + c1 hat(psi) + c2 hat(psi)^2 as a new matrix (``skew_series_into``)."""
     M = np.empty((3, 3))
+    skew_series_into(psi, c1, c2, M)
+    return M
+
+
+@njit(cache=True)
+def skew_series_into(psi, c1, c2, M):
+    """M = I + c1 hat(psi) + c2 hat(psi)^2, entry by entry (hat(psi)^2 = psi psi^T - |psi|^2 I)."""
+    x, y, z = psi[0], psi[1], psi[2]
     M[0, 0] = 1.0 - c2 * (z * z + y * y)
     M[1, 1] = 1.0 - c2 * (z * z + x * x)
     M[2, 2] = 1.0 - c2 * (y * y + x * x)
@@ -107,11 +114,10 @@ def _skew_series_matrix(psi, c1, c2):
     M[2, 0] = -c1 * y + c2 * (x * z)
     M[1, 2] = -c1 * x + c2 * (z * y)
     M[2, 1] = c1 * x + c2 * (y * z)
-    return M
 
 
 @njit(cache=True)
-def _skew_series_apply(psi, c1, c2, w):
+def skew_series_apply(psi, c1, c2, w):
     """(I + c1 hat(psi) + c2 hat(psi)^2) w as a tuple, via psi x w and psi x (psi x w)."""
     x, y, z = psi[0], psi[1], psi[2]
     u0 = y * w[2] - z * w[1]
@@ -134,14 +140,14 @@ def exp_so3(psi):
 def exp_so3_apply(psi, w):
     """R(psi) w as a tuple (Rodrigues' formula applied to a vector; no matrix is formed)."""
     phi = math.sqrt(psi[0] * psi[0] + psi[1] * psi[1] + psi[2] * psi[2])
-    return _skew_series_apply(psi, sinc(phi), one_minus_cos_over_sq(phi), w)
+    return skew_series_apply(psi, sinc(phi), one_minus_cos_over_sq(phi), w)
 
 
 @njit(cache=True)
 def exp_so3_transpose_apply(psi, w):
     """R(psi)^T w = R(-psi) w as a tuple (body-frame components of the global vector w)."""
     phi = math.sqrt(psi[0] * psi[0] + psi[1] * psi[1] + psi[2] * psi[2])
-    return _skew_series_apply(psi, -sinc(phi), one_minus_cos_over_sq(phi), w)
+    return skew_series_apply(psi, -sinc(phi), one_minus_cos_over_sq(phi), w)
 
 
 @njit(cache=True)
@@ -150,40 +156,55 @@ def log_so3(R):
 
     Uses the quaternion of R (Shepperd's method) so that the result stays accurate near 0 and pi.
     """
-    e = _quaternion_from_matrix(R)
-    return _rotation_vector_from_unit_quaternion(e)
+    out = np.empty(3)
+    log_so3_into(R, out)
+    return out
+
+
+@njit(cache=True)
+def log_so3_into(R, out):
+    """out = log_so3(R), without allocation."""
+    e0, e1, e2, e3 = _quaternion_of_matrix(R)
+    out[0], out[1], out[2] = _rotation_vector_from_quaternion(e0, e1, e2, e3)
 
 
 @njit(cache=True)
 def _quaternion_from_matrix(R):
-    tr = R[0, 0] + R[1, 1] + R[2, 2]
     e = np.empty(4)
+    e[0], e[1], e[2], e[3] = _quaternion_of_matrix(R)
+    return e
+
+
+@njit(cache=True)
+def _quaternion_of_matrix(R):
+    """Unit quaternion (a tuple) of the rotation matrix R (Shepperd's method)."""
+    tr = R[0, 0] + R[1, 1] + R[2, 2]
     if tr >= R[0, 0] and tr >= R[1, 1] and tr >= R[2, 2]:
         s = 2.0 * math.sqrt(1.0 + tr)
-        e[0] = 0.25 * s
-        e[1] = (R[2, 1] - R[1, 2]) / s
-        e[2] = (R[0, 2] - R[2, 0]) / s
-        e[3] = (R[1, 0] - R[0, 1]) / s
+        e0 = 0.25 * s
+        e1 = (R[2, 1] - R[1, 2]) / s
+        e2 = (R[0, 2] - R[2, 0]) / s
+        e3 = (R[1, 0] - R[0, 1]) / s
     elif R[0, 0] >= R[1, 1] and R[0, 0] >= R[2, 2]:
         s = 2.0 * math.sqrt(1.0 + R[0, 0] - R[1, 1] - R[2, 2])
-        e[0] = (R[2, 1] - R[1, 2]) / s
-        e[1] = 0.25 * s
-        e[2] = (R[0, 1] + R[1, 0]) / s
-        e[3] = (R[0, 2] + R[2, 0]) / s
+        e0 = (R[2, 1] - R[1, 2]) / s
+        e1 = 0.25 * s
+        e2 = (R[0, 1] + R[1, 0]) / s
+        e3 = (R[0, 2] + R[2, 0]) / s
     elif R[1, 1] >= R[2, 2]:
         s = 2.0 * math.sqrt(1.0 - R[0, 0] + R[1, 1] - R[2, 2])
-        e[0] = (R[0, 2] - R[2, 0]) / s
-        e[1] = (R[0, 1] + R[1, 0]) / s
-        e[2] = 0.25 * s
-        e[3] = (R[1, 2] + R[2, 1]) / s
+        e0 = (R[0, 2] - R[2, 0]) / s
+        e1 = (R[0, 1] + R[1, 0]) / s
+        e2 = 0.25 * s
+        e3 = (R[1, 2] + R[2, 1]) / s
     else:
         s = 2.0 * math.sqrt(1.0 - R[0, 0] - R[1, 1] + R[2, 2])
-        e[0] = (R[1, 0] - R[0, 1]) / s
-        e[1] = (R[0, 2] + R[2, 0]) / s
-        e[2] = (R[1, 2] + R[2, 1]) / s
-        e[3] = 0.25 * s
-    n = math.sqrt(e[0] ** 2 + e[1] ** 2 + e[2] ** 2 + e[3] ** 2)
-    return e / n
+        e0 = (R[1, 0] - R[0, 1]) / s
+        e1 = (R[0, 2] + R[2, 0]) / s
+        e2 = (R[1, 2] + R[2, 1]) / s
+        e3 = 0.25 * s
+    n = math.sqrt(e0 ** 2 + e1 ** 2 + e2 ** 2 + e3 ** 2)
+    return e0 / n, e1 / n, e2 / n, e3 / n
 
 
 @njit(cache=True)
@@ -228,7 +249,7 @@ def tangent_operator_inverse_so3(psi):
 def tangent_operator_inverse_so3_apply(psi, w):
     """T_exp^{-1}(psi) w as a tuple: w + (psi x w)/2 + f3 psi x (psi x w) (paper 000 eqs. A3, A9)."""
     phi = math.sqrt(psi[0] * psi[0] + psi[1] * psi[1] + psi[2] * psi[2])
-    return _skew_series_apply(psi, 0.5, inverse_tangent_coefficient(phi), w)
+    return skew_series_apply(psi, 0.5, inverse_tangent_coefficient(phi), w)
 
 
 @njit(cache=True)

@@ -36,7 +36,7 @@ import math
 import numpy as np
 from numba import njit
 
-from lgbench.lie.so3 import hat, log_so3
+from lgbench.lie.so3 import hat, log_so3, skew_series_apply, skew_series_into
 
 EXPONENTIAL = 0
 EULER_RODRIGUES = 1
@@ -170,22 +170,31 @@ def parameters_of_rotation(kind, R):
 
 @njit(cache=True)
 def motion_increment(kind, Q):
-    """(R*, u*) of the incremental motion tensor C*(Q), Q = [q, p] (paper 003 eqs. 19-20).
+    """(R*, u*) of the incremental motion tensor C*(Q) as new arrays (``motion_increment_into``)."""
+    Rs = np.empty((3, 3))
+    us = np.empty(3)
+    motion_increment_into(kind, Q, Rs, us)
+    return Rs, us
+
+
+@njit(cache=True)
+def motion_increment_into(kind, Q, Rs, us):
+    """(R*, u*) of the incremental motion tensor C*(Q), Q = [q, p] (paper 003 eqs. 19-20), into Rs, us.
 
     x_f = x_i + R_i u*, R_f = R_i R*. See the module docstring for the dual-number extension.
+    R* = I + zeta1 p~ + zeta2 p~^2 (eq. 5); u* = V(theta) rho with V = I + zeta2(theta) theta~ +
+    h2(theta) theta~^2 of the exponential map, theta = (phi/p) p, rho = (phi/p) q + mb (p.q) p.
     """
-    p = Q[3:6]
-    q = Q[0:3]
-    n = _norm3(p)
+    n = _norm3(Q[3:6])
     ratio = coefficient(kind, C_ANGLE_RATIO, n)
     mb = coefficient(kind, C_MB, n)
-    pq = p[0] * q[0] + p[1] * q[1] + p[2] * q[2]
-    theta = ratio * p
-    rho = ratio * q + (mb * pq) * p
+    pq = Q[3] * Q[0] + Q[4] * Q[1] + Q[5] * Q[2]
+    theta = (ratio * Q[3], ratio * Q[4], ratio * Q[5])
+    rho = (ratio * Q[0] + (mb * pq) * Q[3], ratio * Q[1] + (mb * pq) * Q[4], ratio * Q[2] + (mb * pq) * Q[5])
     tn = _norm3(theta)
-    k = hat(theta)
-    V = np.eye(3) + coefficient(EXPONENTIAL, C_ZETA2, tn) * k + coefficient(EXPONENTIAL, C_H2, tn) * (k @ k)
-    return rotation_tensor(kind, p), V @ rho
+    us[0], us[1], us[2] = skew_series_apply(theta, coefficient(EXPONENTIAL, C_ZETA2, tn),
+                                             coefficient(EXPONENTIAL, C_H2, tn), rho)
+    skew_series_into(Q[3:6], coefficient(kind, C_ZETA1, n), coefficient(kind, C_ZETA2, n), Rs)
 
 
 @njit(cache=True)
