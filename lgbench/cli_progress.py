@@ -28,8 +28,8 @@ class Interrupted(Exception):
 
 @contextmanager
 def interruptible() -> Iterator[None]:
-    """Turn SIGINT and SIGTERM into ``Interrupted`` inside the block (Python code stops at once; a
-    compiled loop in this process finishes its run first)."""
+    """Turn SIGINT and SIGTERM into ``Interrupted`` inside the block. Python code stops at once; a
+    compiled run stops within one step (``integrators.interface.timed_run`` sets its stop flag)."""
 
     def stop(signum, frame):
         raise Interrupted(signum)

@@ -235,7 +235,7 @@ def rk44_energy_drift(sys, q0, v0, h, t_end):
     q, v = q0.copy(), v0.copy()
     energy0 = chain_kinetic_energy(sys, q, v) + chain_potential_energy(sys, q, v)
     code, steps, _ = integrate_explicit(sys, tab.A, tab.B, tab.C, q, v, 0.0, t_end, h, np.zeros(0),
-                                        np.zeros((0, q.size)), np.zeros((0, v.size)))
+                                        np.zeros((0, q.size)), np.zeros((0, v.size)), np.zeros(1, dtype=bool))
     assert code == 0 and steps == round(t_end / h)
     energy = chain_kinetic_energy(sys, q, v) + chain_potential_energy(sys, q, v)
     return abs(energy - energy0), energy0, q
@@ -268,7 +268,7 @@ def test_energy_with_constant_set_point_springs_is_conserved():
     tab = TABLEAUS["RK44"]
     q, v = q0.copy(), np.zeros(len(links))
     integrate_explicit(sys_d, tab.A, tab.B, tab.C, q, v, 0.0, 0.5, 5e-4, np.zeros(0),
-                       np.zeros((0, q.size)), np.zeros((0, v.size)))
+                       np.zeros((0, q.size)), np.zeros((0, v.size)), np.zeros(1, dtype=bool))
     energy = chain_kinetic_energy(sys_d, q, v) + chain_potential_energy(sys_d, q, v)
     assert energy < energy0 - 1e-3
 

@@ -89,7 +89,7 @@ for formulation in ("RV", "Rxyz", "F1", "EP-F1"):
     for steps in (10, 1000):
         q, v = built.q0.copy(), built.v0.copy()
         args = (built.system, tab.A, tab.B, tab.C, q, v, 0.0, steps * 1e-5, 1e-5, np.zeros(0), np.zeros((0, q.size)),
-                np.zeros((0, v.size)))
+                np.zeros((0, v.size)), np.zeros(1, dtype=bool))
         integrate_explicit(*args)          # compile or load before counting
         q[:], v[:] = built.q0, built.v0
         before = rtsys.get_allocation_stats().alloc

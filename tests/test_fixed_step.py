@@ -31,7 +31,7 @@ def integrate_euler(problem, x, sample_times, samples, t_end, h):
     empty = np.zeros(0)
     no_samples = np.zeros((samples.shape[0], 0))
     return run_fixed_steps(euler_step, problem, (x,), (x, empty, empty), (sample_times, samples, no_samples, no_samples),
-                           0.0, t_end, h)
+                           0.0, t_end, h, np.zeros(1, dtype=np.bool_))
 
 
 def test_the_loop_ends_exactly_at_t_end_and_the_step_sees_the_shortened_last_step():
@@ -66,7 +66,8 @@ def integrate_accumulate(x, t_end, h):
     empty = np.zeros(0)
     none = np.zeros((0, 0))
     problem = ScratchProblem(np.zeros(64))
-    return run_fixed_steps(accumulate_step, problem, (x,), (x, empty, empty), (empty, none, none, none), 0.0, t_end, h)
+    return run_fixed_steps(accumulate_step, problem, (x,), (x, empty, empty), (empty, none, none, none), 0.0, t_end, h,
+                           np.zeros(1, dtype=np.bool_))
 
 
 def test_scratch_arrays_of_the_entry_point_stay_alive_through_the_loop():
@@ -100,7 +101,7 @@ PLUGIN = textwrap.dedent('''
         empty = np.zeros(0)
         none = np.zeros((0, 0))
         return run_fixed_steps(decay_step, problem, (x, np.zeros(1)), (x, empty, empty), (empty, none, none, none),
-                               0.0, t_end, h)
+                               0.0, t_end, h, np.zeros(1, dtype=np.bool_))
 
     def main():
         x = np.ones(1)

@@ -139,6 +139,7 @@ import json, sys
 import numpy as np
 from numba.core.runtime import rtsys
 from lgbench.integrators import generalized_alpha as ga, hht
+from lgbench.integrators.newton import N_STATISTICS
 from lgbench.integrators.starting_values import consistent_accelerations
 from lgbench.integrators.implicit import IMPLICIT_INTEGRATORS, implicit_options
 from lgbench.models import MODELS
@@ -171,7 +172,7 @@ for model, formulation, integrator in (("heavy_top", "RV", "ga"), ("heavy_top", 
         h = 2.5e-5
         before = rtsys.get_allocation_stats().alloc
         code, done, _ = run(system, method, opts, *state, 0.0, steps * h, h, np.zeros(0), np.zeros((0, nq)),
-                            np.zeros((0, nv)), np.zeros((0, nc)), w, stats)
+                            np.zeros((0, nv)), np.zeros((0, nc)), w, stats, np.zeros(1, dtype=bool))
         assert code == 0 and done == steps, (model, formulation, code, done)
         counts.append(rtsys.get_allocation_stats().alloc - before)
     out[f"{integrator} {model} {formulation}"] = counts[1:]

@@ -100,3 +100,24 @@ def test_a_signal_stops_simulate_with_one_line_and_no_traceback(signum, code):
     output, errors = process.communicate(timeout=120)
     assert process.returncode == code, errors
     assert "interrupted: the run was not finished" in errors and "Traceback" not in errors + output
+
+
+@pytest.mark.parametrize("integrator", ["RK44", "generalized-alpha"])
+def test_ctrl_c_stops_a_compiled_run_within_a_second(integrator):
+    """A signal used to wait for the compiled loop to finish its run (12 s and 165 s measured); the loop
+    now reads the stop flag of ``timed_run`` before every step. The run would take 10 s or more: 1e7 steps."""
+    command = [sys.executable, "-m", "lgbench", "simulate", "heavy_top", "-f", "RV", "-i", integrator, "--step", "1e-6"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    warm = subprocess.run(command + ["--t-end", "1e-5"], capture_output=True, text=True, env=env, timeout=900)
+    assert warm.returncode == 0, warm.stderr      # compiled and cached: the next run starts its loop at once
+    process = subprocess.Popen(command + ["--t-end", "10"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, env=env)
+    time.sleep(4.0)
+    assert process.poll() is None
+    sent = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    output, errors = process.communicate(timeout=120)
+    latency = time.monotonic() - sent
+    assert process.returncode == 130, errors
+    assert "interrupted: the run was not finished" in errors and "Traceback" not in errors + output
+    assert latency < 1.0, f"{latency:.2f} s from Ctrl-C to exit"

@@ -17,7 +17,7 @@ from lgbench.integrators.explicit import combine_stages, rk_stages
 from lgbench.integrators.interface import Integration, sampling, timed_run
 from lgbench.integrators.stepping import SAMPLE_TOLERANCE, record_due_samples
 from lgbench.mbs.borrowed import borrowed
-from lgbench.mbs.codes import DIVERGED, OK, STEP_BUDGET_EXHAUSTED
+from lgbench.mbs.codes import DIVERGED, INTERRUPTED, OK, STEP_BUDGET_EXHAUSTED
 from lgbench.mbs.dense import all_finite
 from lgbench.mbs.dynamics import is_rigid_body_system, rhs_work
 
@@ -45,9 +45,9 @@ def scaled_error(q0, v0, q1, v1, q_hat, v_hat, r_tol, a_tol):
     return math.sqrt(total / (q0.shape[0] + v0.shape[0]))
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def integrate_explicit_adaptive(sys, A, B, C, E, embedded_order, q, v, t0, t_end, h_max, h_min, r_tol, a_tol,
-                                max_increase, safety, max_steps, sample_times, q_samples, v_samples, stats):
+                                max_increase, safety, max_steps, sample_times, q_samples, v_samples, stats, stop):
     """Adaptive integration from t0 to t_end in place; returns (status, accepted steps, t_reached)."""
     s = B.shape[0]
     nq = q.shape[0]
@@ -56,13 +56,14 @@ def integrate_explicit_adaptive(sys, A, B, C, E, embedded_order, q, v, t0, t_end
                np.zeros(nv), np.zeros(nq), np.zeros(nv), rhs_work(sys))
     samples = (sample_times, q_samples, v_samples, np.zeros(0), np.zeros((sample_times.shape[0], 0)))
     return adaptive_loop(sys, A, B, C, E, embedded_order, q, v, t0, t_end, h_max, h_min, r_tol, a_tol,
-                         max_increase, safety, max_steps, samples, stats, scratch)
+                         max_increase, safety, max_steps, samples, stats, scratch, stop)
 
 
 @njit(cache=True)
 def adaptive_loop(sys, A, B, C, E, embedded_order, q, v, t0, t_end, h_max, h_min, r_tol, a_tol,
-                  max_increase, safety, max_steps, samples, stats, scratch):
-    """The step loop of ``integrate_explicit_adaptive``, on ``borrowed`` arrays (as in ``fixed_step.run_fixed_steps``)."""
+                  max_increase, safety, max_steps, samples, stats, scratch, stop):
+    """The step loop of ``integrate_explicit_adaptive``, on ``borrowed`` arrays; ends with INTERRUPTED when
+    stop[0] is set (as ``fixed_step.run_fixed_steps``)."""
     sys, A, B, C, E, q, v, samples, stats, scratch = borrowed((sys, A, B, C, E, q, v, samples, stats, scratch))
     sample_times, q_samples, v_samples, no_lam, no_lam_samples = samples
     Ks, ks, dq, qs, vs, q1, v1, q_hat, v_hat, work = scratch
@@ -78,6 +79,8 @@ def adaptive_loop(sys, A, B, C, E, embedded_order, q, v, t0, t_end, h_max, h_min
     while t_end - t > 1e-12 * h_max:
         if accepted + stats[ST_REJECTED] >= max_steps:
             return STEP_BUDGET_EXHAUSTED, accepted, t
+        if stop[0]:
+            return INTERRUPTED, accepted, t
         target = t_end
         if next_sample < sample_times.shape[0] and sample_times[next_sample] < t_end:
             target = sample_times[next_sample]
@@ -141,11 +144,11 @@ def run_adaptive(system, tableau, q0, v0, options, h, t_end, sample_times) -> In
     arguments = (h, float(options["h_min"]), r_tol, a_tol, float(options["max_increase"]),
                  float(options["safety"]), int(options["max_steps"]))
 
-    def run(inputs, t_stop, warm_up):
+    def run(inputs, t_stop, warm_up, stop):
         q, v, stats = inputs
         times, qs, vs = sampling(warm_up, sample_times, q_samples, v_samples)
         return integrate_explicit_adaptive(system, tableau.A, tableau.B, tableau.C, tableau.E, tableau.embedded_order,
-                                           q, v, 0.0, t_stop, *arguments, times, qs, vs, stats)
+                                           q, v, 0.0, t_stop, *arguments, times, qs, vs, stats, stop)
 
     (q, v, stats), (code, steps, t_reached), cpu = timed_run(
         lambda: (q0.copy(), v0.copy(), np.zeros(N_ADAPTIVE_STATISTICS)), run, h, t_end)

@@ -128,8 +128,8 @@ def explicit_fixed_step(problem, state, t, h, h_nominal):
                             vs, work)
 
 
-@njit(cache=True)
-def integrate_explicit(sys, A, B, C, q, v, t0, t_end, h, sample_times, q_samples, v_samples):
+@njit(cache=True, nogil=True)
+def integrate_explicit(sys, A, B, C, q, v, t0, t_end, h, sample_times, q_samples, v_samples, stop):
     """Fixed-step integration from t0 to t_end (``run_fixed_steps``), (q, v) in place.
 
     Records (q, v) at the first step boundary at or after each of ``sample_times``.
@@ -142,7 +142,7 @@ def integrate_explicit(sys, A, B, C, q, v, t0, t_end, h, sample_times, q_samples
     problem = ExplicitProblem(sys, is_rigid_body_system(sys), A, B, C, scratch)
     no_lam = np.zeros(0)
     samples = (sample_times, q_samples, v_samples, np.zeros((sample_times.shape[0], 0)))
-    return run_fixed_steps(explicit_fixed_step, problem, (q, v), (q, v, no_lam), samples, t0, t_end, h)
+    return run_fixed_steps(explicit_fixed_step, problem, (q, v), (q, v, no_lam), samples, t0, t_end, h, stop)
 
 
 def require_unconstrained(system) -> None:
@@ -158,9 +158,10 @@ def run_explicit(system, tableau, q0, v0, h, t_end, sample_times) -> Integration
     q_samples = np.zeros((ns, q0.shape[0]))
     v_samples = np.zeros((ns, v0.shape[0]))
 
-    def run(state, t_stop, warm_up):
+    def run(state, t_stop, warm_up, stop):
         times, qs, vs = sampling(warm_up, sample_times, q_samples, v_samples)
-        return integrate_explicit(system, tableau.A, tableau.B, tableau.C, *state, 0.0, t_stop, h, times, qs, vs)
+        return integrate_explicit(system, tableau.A, tableau.B, tableau.C, *state, 0.0, t_stop, h, times, qs, vs,
+                                  stop)
 
     (q, v), (code, steps, t_reached), cpu = timed_run(lambda: (q0.copy(), v0.copy()), run, h, t_end)
     return Integration(int(code), int(steps), float(t_reached), cpu, q, v, np.zeros(0), q_samples,

@@ -9,7 +9,7 @@ workspace, statistics), keeps its state in a tuple of arrays, and writes its ste
         ...
 
 Its cached entry point then calls ``run_fixed_steps(my_step, problem, state, observed, samples, t0,
-t_end, h)``, which advances from t0 to t_end with steps h (the last one shortened to end at t_end;
+t_end, h, stop)``, which advances from t0 to t_end with steps h (the last one shortened to end at t_end;
 ``h_nominal`` lets a step notice it) and records the ``observed`` arrays (q, v, lambda; the step keeps
 them current) at the sample times.
 
@@ -28,16 +28,18 @@ from numba import njit
 
 from lgbench.integrators.stepping import is_due, record_due_samples, step_end_time, step_plan
 from lgbench.mbs.borrowed import borrowed, keep_alive
-from lgbench.mbs.codes import OK
+from lgbench.mbs.codes import INTERRUPTED, OK
 
 
 @njit(inline="always")
-def run_fixed_steps(step, problem, state, observed, samples, t0, t_end, h):
+def run_fixed_steps(step, problem, state, observed, samples, t0, t_end, h, stop):
     """Fixed steps h of ``step`` from t0 to t_end (the last one shortened if needed), in place.
 
     observed = (q, v, lambda) arrays the step keeps current; samples = (sample_times, q_samples,
     v_samples, lam_samples): the observed values at the first step boundary at or after each sample
-    time. Returns (status, steps, t_reached)."""
+    time; stop: a one-element boolean array, read before every step (``interface.timed_run`` sets it
+    from the main thread on Ctrl-C or SIGTERM; the loop then ends with INTERRUPTED).
+    Returns (status, steps, t_reached)."""
     owners = (problem, state, observed, samples)
     problem, state, observed, samples = borrowed(owners)
     q, v, lam = observed
@@ -48,6 +50,9 @@ def run_fixed_steps(step, problem, state, observed, samples, t0, t_end, h):
     steps = 0
     t = t0
     for n in range(total):
+        if stop[0]:
+            keep_alive(owners)
+            return INTERRUPTED, steps, t
         hn = h if n < total - 1 else last
         status = step(problem, state, t, hn, h)
         if status != OK:

@@ -379,9 +379,9 @@ def generalized_alpha_fixed_step(problem, state, t, h, h_nominal):
     return status
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def integrate_implicit(sys, method, opts, q, v, vd, a_alg, lam, t0, t_end, h, sample_times,
-                       q_samples, v_samples, lam_samples, w, stats):
+                       q_samples, v_samples, lam_samples, w, stats, stop):
     """Fixed-step generalized-alpha from t0 to t_end (``run_fixed_steps``), in place.
 
     Records (q, v, lambda) at the first step boundary at or after each sample time, and the maxima
@@ -390,4 +390,4 @@ def integrate_implicit(sys, method, opts, q, v, vd, a_alg, lam, t0, t_end, h, sa
     problem = GeneralizedAlphaProblem(sys, method, opts, w, stats)
     samples = (sample_times, q_samples, v_samples, lam_samples)
     return run_fixed_steps(generalized_alpha_fixed_step, problem, (q, v, vd, a_alg, lam), (q, v, lam), samples, t0,
-                           t_end, h)
+                           t_end, h, stop)

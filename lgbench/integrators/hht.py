@@ -327,15 +327,15 @@ def hht_fixed_step(problem, state, t, h, h_nominal):
     return status
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def integrate_hht(sys, method, opts, q, v, a, lam, t0, t_end, h, sample_times, q_samples, v_samples,
-                  lam_samples, w, stats):
+                  lam_samples, w, stats, stop):
     """Fixed-step HHT from t0 to t_end (``run_fixed_steps``), in place; samples and the maxima of ||Phi||
     and ||B v|| as in ``generalized_alpha.integrate_implicit``. Returns (status, steps, t)."""
     nv = v.shape[0]
     problem = HHTProblem(sys, method, opts, w, stats, np.zeros(nv), np.zeros(nv))
     samples = (sample_times, q_samples, v_samples, lam_samples)
-    return run_fixed_steps(hht_fixed_step, problem, (q, v, a, lam), (q, v, lam), samples, t0, t_end, h)
+    return run_fixed_steps(hht_fixed_step, problem, (q, v, a, lam), (q, v, lam), samples, t0, t_end, h, stop)
 
 
 HHT_DEFAULTS: dict[str, Any] = {
@@ -397,14 +397,14 @@ def run_hht(system, integrator: HHTIntegrator, q0, v0, options, h, t_end, sample
         ok = consistent_accelerations(system, q, v, 0.0, a, lam)
         return q, v, a, lam, ok
 
-    def run(inputs, t_stop, warm_up):
+    def run(inputs, t_stop, warm_up, stop):
         workspace, stats = inputs
         q, v, a, lam, ok = fresh_state()
         if not ok:
             return SINGULAR_MATRIX, 0, 0.0, q, v, lam
         times, qs, vs, ls = sampling(warm_up, sample_times, q_samples, v_samples, lam_samples)
         code, steps, t_reached = integrate_hht(system, method, opts, q, v, a, lam, 0.0, t_stop, h, times, qs, vs, ls,
-                                               workspace, stats)
+                                               workspace, stats, stop)
         return code, steps, t_reached, q, v, lam
 
     (workspace, stats), (code, steps, t_reached, q, v, lam), cpu = timed_run(

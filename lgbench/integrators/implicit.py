@@ -144,14 +144,14 @@ def run_implicit(system, integrator: ImplicitIntegrator, q0, v0, options, h, t_e
                                            index == 3)
         return q, v, vd, a_alg, lam, ok
 
-    def run(inputs, t_stop, warm_up):
+    def run(inputs, t_stop, warm_up, stop):
         work, stats = inputs
         q, v, vd, a_alg, lam, ok = fresh_state()
         if not ok:
             return SINGULAR_MATRIX, 0, 0.0, q, v, lam
         times, qs, vs, ls = sampling(warm_up, sample_times, q_samples, v_samples, lam_samples)
         code, steps, t_reached = ga.integrate_implicit(system, method, opts, q, v, vd, a_alg, lam, 0.0, t_stop, h,
-                                                       times, qs, vs, ls, work, stats)
+                                                       times, qs, vs, ls, work, stats, stop)
         return code, steps, t_reached, q, v, lam
 
     (work, stats), (code, steps, t_reached, q, v, lam), cpu = timed_run(

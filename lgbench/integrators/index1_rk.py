@@ -160,9 +160,9 @@ def index1_fixed_step(problem, state, t, h, h_nominal):
     return status
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def integrate_index1_rk(sys, A, B, C, opts, q, v, t0, t_end, h, sample_times, q_samples, v_samples,
-                        lam_samples, w, stats):
+                        lam_samples, w, stats, stop):
     """Fixed-step run (``run_fixed_steps``) from consistent accelerations at t0 to t_end.
 
     Records (q, v, lambda) at the first step boundary at or after each sample time and the maxima of
@@ -183,7 +183,7 @@ def integrate_index1_rk(sys, A, B, C, opts, q, v, t0, t_end, h, sample_times, q_
     scratch = (np.zeros((s, nq)), np.zeros((s, nv)), np.zeros(nq), np.zeros(nq), np.zeros(nv), np.zeros(nc))
     problem = Index1Problem(sys, A, B, C, opts, w, stats, scratch)
     status, steps, t = run_fixed_steps(index1_fixed_step, problem, (q, v, a, lam), (q, v, lam),
-                                       (sample_times, q_samples, v_samples, lam_samples), t0, t_end, h)
+                                       (sample_times, q_samples, v_samples, lam_samples), t0, t_end, h, stop)
     return status, steps, t, lam
 
 
@@ -268,11 +268,11 @@ class Index1RungeKutta:
                                                                       merged["linear_algebra"]),
                     np.zeros(N_STATISTICS))
 
-        def run(inputs, t_stop, warm_up):
+        def run(inputs, t_stop, warm_up, stop):
             q, v, workspace, stats = inputs
             times, qs, vs, ls = sampling(warm_up, sample_times, q_samples, v_samples, lam_samples)
             return integrate_index1_rk(system, tab.A, tab.B, tab.C, opts, q, v, 0.0, t_stop, h, times, qs, vs, ls,
-                                       workspace, stats)
+                                       workspace, stats, stop)
 
         (q, v, _, stats), (code, steps, t_reached, lam), cpu = timed_run(prepare, run, h, t_end)
         done = max(int(stats[ST_STEPS]), 1)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+import threading
 import time
 from typing import Any, Protocol, TypeVar
 
@@ -28,7 +29,7 @@ class Integration:
     code: int                      # a ``lgbench.mbs.codes.Status``
     steps: int                     # accepted steps
     t_reached: float               # time of the last accepted state
-    cpu_s: float                   # process time of the timed region
+    cpu_s: float                   # CPU time of the timed region (``timed_run``)
     q: np.ndarray                  # state at t_reached
     v: np.ndarray
     lam: np.ndarray                # multipliers at t_reached (empty without constraints)
@@ -58,22 +59,50 @@ def sampling(warm_up: bool, sample_times: np.ndarray, *sample_arrays: np.ndarray
     return (sample_times, *sample_arrays)
 
 
+WAIT_SECONDS = 0.2
+"""How often the main thread wakes while a timed run goes on (signals interrupt the wait anyway)."""
+
 Inputs = TypeVar("Inputs")
 Result = TypeVar("Result")
 
 
-def timed_run(prepare: Callable[[], Inputs], run: Callable[[Inputs, float, bool], Result], h: float,
+def timed_run(prepare: Callable[[], Inputs], run: Callable[[Inputs, float, bool, np.ndarray], Result], h: float,
               t_end: float) -> tuple[Inputs, Result, float]:
     """The timing rule of every integrator family (DESIGN.md, "Speed is part of correctness").
 
     ``prepare()`` makes what the timed region does not measure (copies of the initial state,
-    workspaces, statistics arrays); ``run(inputs, t_end, warm_up)`` is the algorithm from t = 0,
+    workspaces, statistics arrays); ``run(inputs, t_end, warm_up, stop)`` is the algorithm from t = 0,
     including its own start (consistent accelerations, corrected starting values). A warm-up run of
     one step h on throw-away inputs compiles every kernel of the run first, so compilation never
-    enters the measured process time. Returns (inputs, result, process seconds of the timed run).
+    enters the measured time. Returns (inputs, result, CPU seconds of the timed run).
+
+    The timed run goes to a worker thread (the compiled entry points release the GIL) while the main
+    thread waits, so that Ctrl-C and SIGTERM are handled at once: any exception in the main thread sets
+    ``stop[0]``, which the compiled step loops read before every step (``fixed_step.run_fixed_steps``);
+    the run ends within one step and the exception propagates. The CPU time is the worker's thread time.
     """
-    run(prepare(), h, True)
+    run(prepare(), h, True, np.zeros(1, dtype=np.bool_))
     inputs = prepare()
-    start = time.process_time()
-    result = run(inputs, t_end, False)
-    return inputs, result, time.process_time() - start
+    stop = np.zeros(1, dtype=np.bool_)
+    outcome: dict[str, Any] = {}
+
+    def timed() -> None:
+        try:
+            start = time.thread_time()
+            outcome["result"] = run(inputs, t_end, False, stop)
+            outcome["cpu"] = time.thread_time() - start
+        except BaseException as error:   # handed to the main thread
+            outcome["error"] = error
+
+    worker = threading.Thread(target=timed, name="lgbench-timed-run", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(WAIT_SECONDS)
+    except BaseException:
+        stop[0] = True
+        worker.join()
+        raise
+    if "error" in outcome:
+        raise outcome["error"]
+    return inputs, outcome["result"], outcome["cpu"]

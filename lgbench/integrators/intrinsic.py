@@ -465,8 +465,9 @@ def intrinsic_fixed_step(problem, state, t, h, h_nominal):
     return OK
 
 
-@njit(cache=True)
-def integrate_intrinsic(sys, method, newton, q, v, t0, t_end, h, sample_times, q_samples, v_samples, w, stats):
+@njit(cache=True, nogil=True)
+def integrate_intrinsic(sys, method, newton, q, v, t0, t_end, h, sample_times, q_samples, v_samples, w, stats,
+                        stop):
     """Fixed-step intrinsic integration from t0 to t_end (``run_fixed_steps``), (q, v) in place; returns
     (status, steps, t)."""
     nb = sys.body_int.shape[0]
@@ -481,7 +482,8 @@ def integrate_intrinsic(sys, method, newton, q, v, t0, t_end, h, sample_times, q
     problem = IntrinsicProblem(sys, method, newton, w, stats, np.zeros(1, dtype=np.bool_))
     state = (Xi, Ri, Vi, Vdi, ai, Xf, Rf, Vf, Vj, Vdf, af, q, v)
     samples = (sample_times, q_samples, v_samples, np.zeros((sample_times.shape[0], 0)))
-    return run_fixed_steps(intrinsic_fixed_step, problem, state, (q, v, np.zeros(0)), samples, t0, t_end, h)
+    return run_fixed_steps(intrinsic_fixed_step, problem, state, (q, v, np.zeros(0)), samples, t0, t_end, h,
+                           stop)
 
 
 def make_workspace(system, scheme: int) -> IntrinsicWorkspace:
@@ -568,10 +570,11 @@ class IntrinsicIntegrator:
         q_samples = np.zeros((ns, q0.shape[0]))
         v_samples = np.zeros((ns, v0.shape[0]))
 
-        def run(inputs, t_stop, warm_up):
+        def run(inputs, t_stop, warm_up, stop):
             times, qs, vs = sampling(warm_up, sample_times, q_samples, v_samples)
             q, v, workspace, stats = inputs
-            return integrate_intrinsic(system, method, newton, q, v, 0.0, t_stop, h, times, qs, vs, workspace, stats)
+            return integrate_intrinsic(system, method, newton, q, v, 0.0, t_stop, h, times, qs, vs, workspace, stats,
+                                       stop)
 
         (q, v, _, stats), (code, steps, t_reached), cpu = timed_run(
             lambda: (q0.copy(), v0.copy(), make_workspace(system, self.scheme), np.zeros(N_STATISTICS)),

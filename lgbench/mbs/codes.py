@@ -86,6 +86,7 @@ class Status(IntEnum):
     PROJECTION_FAILED = 5
     UNRESOLVED_ROTATION = 6
     STEP_BUDGET_EXHAUSTED = 7
+    INTERRUPTED = 8            # stopped on request (Ctrl-C, SIGTERM); never recorded as a result
 
     @property
     def label(self) -> str:
@@ -100,6 +101,7 @@ _STATUS_LABELS = {
     Status.OK: "ok", Status.DIVERGED: "diverged", Status.SINGULAR_PARAMETERISATION: "singular",
     Status.NEWTON_FAILED: "failed", Status.SINGULAR_MATRIX: "failed", Status.PROJECTION_FAILED: "failed",
     Status.UNRESOLVED_ROTATION: "diverged", Status.STEP_BUDGET_EXHAUSTED: "failed",
+    Status.INTERRUPTED: "interrupted",
 }
 _STATUS_MESSAGES = {
     Status.DIVERGED: "non-finite state (NaN/Inf): the integration diverged",
@@ -112,6 +114,7 @@ _STATUS_MESSAGES = {
                                 "motion (the rotation-vector update is aliased); the integration diverged",
     Status.STEP_BUDGET_EXHAUSTED: "the adaptive step-size control used up its step budget (option max_steps) "
                                   "before t_end",
+    Status.INTERRUPTED: "the run was interrupted before t_end",
 }
 
 # The members as plain integers for the compiled kernels, which compare them with the int64 columns of
@@ -124,4 +127,4 @@ COINCIDENT, PERPENDICULAR, POINT_ON_LINE, BODY_FRAME_POINT, DISTANCE = map(int, 
 REVOLUTE, PRISMATIC = map(int, ChainJoint)
 CONSTANT, BANG_BANG = map(int, Setpoint)
 (OK, DIVERGED, SINGULAR_PARAMETERISATION, NEWTON_FAILED, SINGULAR_MATRIX, PROJECTION_FAILED, UNRESOLVED_ROTATION,
- STEP_BUDGET_EXHAUSTED) = map(int, Status)
+ STEP_BUDGET_EXHAUSTED, INTERRUPTED) = map(int, Status)
