@@ -121,3 +121,70 @@ def test_ctrl_c_stops_a_compiled_run_within_a_second(integrator):
     assert process.returncode == 130, errors
     assert "interrupted: the run was not finished" in errors and "Traceback" not in errors + output
     assert latency < 1.0, f"{latency:.2f} s from Ctrl-C to exit"
+
+
+def test_ctrl_c_stops_a_serial_study_run_within_a_second(tmp_path):
+    """The serial executor runs in the main process: the same stop flag ends its compiled run."""
+    path = write_study(tmp_path, formulations=["RV"], t_end=400.0, steps={"values": [1e-5]},
+                       reference={"formulation": "RV", "integrator": "RK44", "h": 1e-3}, max_steps=10**8)
+    out = tmp_path / "out"
+    process = subprocess.Popen([sys.executable, "-m", "lgbench", "run", str(path), "--out", str(out)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "PYTHONPATH": str(ROOT)})
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline and not (out / "reference.csv").exists() and process.poll() is None:
+        time.sleep(0.2)
+    time.sleep(3.0)                         # the 4e7-step run is under way (it takes about 20 s)
+    assert process.poll() is None
+    sent = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    output, errors = process.communicate(timeout=60)
+    latency = time.monotonic() - sent
+    assert process.returncode == 130, errors
+    assert "interrupted: 0 runs stored — run again to resume" in errors and "Traceback" not in errors + output
+    assert latency < 1.0, f"{latency:.2f} s from Ctrl-C to exit"
+
+
+TIMING_COLUMNS = {"cpu_s", "us_per_step", "executor", "workers"}
+
+
+def _finished_tables(folder: Path):
+    import pandas as pd
+    runs = pd.read_csv(folder / "runs.csv").set_index("run_id").sort_index()
+    errors = pd.read_csv(folder / "errors.csv").sort_values(["run_id", "quantity", "measure"]).reset_index(drop=True)
+    return runs.drop(columns=[c for c in runs.columns if c in TIMING_COLUMNS]), errors
+
+
+def test_a_kill_loop_loses_nothing_and_resumes_to_the_uninterrupted_result(tmp_path):
+    """SIGKILL at random moments (a fixed seed), then a resume: every stored run survives, none is stored
+    twice, and the finished folder equals that of an uninterrupted run (timing columns aside)."""
+    import random
+    path = write_study(tmp_path, formulations=["RV", "Rxyz", "EP"], integrators=["RK44", "generalized-alpha"],
+                       exclude=[{"formulation": "EP", "integrator": "RK44"}], t_end=0.5,
+                       steps={"rule": "geometric", "h0": 2e-3, "base": 2, "n": [1, 4]},
+                       reference={"formulation": "RV", "integrator": "RK67", "h": 1e-4}, samples=51)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+    def run(out: Path, **popen):
+        return subprocess.Popen([sys.executable, "-m", "lgbench", "run", str(path), "--out", str(out), "-q"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, **popen)
+
+    whole = run(tmp_path / "whole")
+    assert whole.wait(timeout=900) == 0, whole.stderr.read()
+    killed = tmp_path / "killed"
+    chance = random.Random(18)
+    stored = []
+    for _ in range(6):
+        process = run(killed)
+        time.sleep(chance.uniform(0.8, 2.5))
+        process.kill()
+        process.wait()
+        if (killed / "runs.csv").exists():
+            stored.append(len((killed / "runs.csv").read_text().splitlines()) - 1)
+    assert stored == sorted(stored), f"stored runs went down between kills: {stored}"
+    resume = run(killed)
+    assert resume.wait(timeout=900) == 0, resume.stderr.read()
+    runs_whole, errors_whole = _finished_tables(tmp_path / "whole")
+    runs_killed, errors_killed = _finished_tables(killed)
+    assert not runs_killed.index.duplicated().any()
+    assert runs_killed.equals(runs_whole) and errors_killed.equals(errors_whole)
