@@ -102,6 +102,18 @@ def test_a_signal_stops_simulate_with_one_line_and_no_traceback(signum, code):
     assert "interrupted: the run was not finished" in errors and "Traceback" not in errors + output
 
 
+def assert_ctrl_c_ends_within_a_second(process: subprocess.Popen, message: str) -> None:
+    """SIGINT to a running lgbench process: exit 130 within 1 s, ``message`` on stderr, no traceback."""
+    assert process.poll() is None, "the run ended before the signal"
+    sent = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    output, errors = process.communicate(timeout=120)
+    latency = time.monotonic() - sent
+    assert process.returncode == 130, errors
+    assert message in errors and "Traceback" not in errors + output
+    assert latency < 1.0, f"{latency:.2f} s from Ctrl-C to exit"
+
+
 @pytest.mark.parametrize("integrator", ["RK44", "generalized-alpha"])
 def test_ctrl_c_stops_a_compiled_run_within_a_second(integrator):
     """A signal used to wait for the compiled loop to finish its run (12 s and 165 s measured); the loop
@@ -113,14 +125,7 @@ def test_ctrl_c_stops_a_compiled_run_within_a_second(integrator):
     process = subprocess.Popen(command + ["--t-end", "10"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, env=env)
     time.sleep(4.0)
-    assert process.poll() is None
-    sent = time.monotonic()
-    process.send_signal(signal.SIGINT)
-    output, errors = process.communicate(timeout=120)
-    latency = time.monotonic() - sent
-    assert process.returncode == 130, errors
-    assert "interrupted: the run was not finished" in errors and "Traceback" not in errors + output
-    assert latency < 1.0, f"{latency:.2f} s from Ctrl-C to exit"
+    assert_ctrl_c_ends_within_a_second(process, "interrupted: the run was not finished")
 
 
 def test_ctrl_c_stops_a_serial_study_run_within_a_second(tmp_path):
@@ -135,14 +140,7 @@ def test_ctrl_c_stops_a_serial_study_run_within_a_second(tmp_path):
     while time.monotonic() < deadline and not (out / "reference.csv").exists() and process.poll() is None:
         time.sleep(0.2)
     time.sleep(3.0)                         # the 4e7-step run is under way (it takes about 20 s)
-    assert process.poll() is None
-    sent = time.monotonic()
-    process.send_signal(signal.SIGINT)
-    output, errors = process.communicate(timeout=60)
-    latency = time.monotonic() - sent
-    assert process.returncode == 130, errors
-    assert "interrupted: 0 runs stored — run again to resume" in errors and "Traceback" not in errors + output
-    assert latency < 1.0, f"{latency:.2f} s from Ctrl-C to exit"
+    assert_ctrl_c_ends_within_a_second(process, "interrupted: 0 runs stored — run again to resume")
 
 
 TIMING_COLUMNS = {"cpu_s", "us_per_step", "executor", "workers"}
