@@ -25,7 +25,7 @@ import pytest
 from lgbench.exceptions import InputError
 from lgbench.integrators import generalized_alpha as ga, INTEGRATORS
 from lgbench.integrators.implicit import implicit_options
-from lgbench.integrators.newton import N_STATISTICS
+from lgbench.integrators.newton import N_STATISTICS, ST_NEWTON, ST_STEPS
 from lgbench.integrators.starting_values import consistent_accelerations
 from lgbench.mbs.chain import (
     chain_inverse_dynamics, chain_kinetic_energy, chain_link_frame, chain_mass_matrix_rows, chain_potential_energy,
@@ -95,7 +95,7 @@ def integrate(h, t_end=1.0, params=None, options=None, sample_times=None):
 def final_angles(h):
     code, t, q, _, stats, _, _ = integrate(h)
     assert code == 0 and t == pytest.approx(1.0, abs=1e-12)
-    return q.copy(), stats[ga.ST_NEWTON] / stats[ga.ST_STEPS]
+    return q.copy(), stats[ST_NEWTON] / stats[ST_STEPS]
 
 
 # ----------------------------------------------------------------------------------------------

@@ -36,8 +36,7 @@ from lgbench.integrators.iteration_matrix import (
     band_iteration_matrix, iteration_matrix_at_residual, stabilisation_blocks,
 )
 from lgbench.integrators.newton import (
-    ST_FACTORIZATIONS, ST_FULL_NEWTON_FALLBACKS, ST_JACOBIANS, ST_MAX_BV, ST_MAX_ETA,
-    ST_MAX_ITERATIONS, ST_MAX_PHI, ST_NEWTON, ST_STEPS, NewtonOptions, newton_solve,
+    ST_FULL_NEWTON_FALLBACKS, ST_MAX_BV, ST_MAX_ETA, ST_MAX_PHI, ST_STEPS, NewtonOptions, newton_counts, newton_solve,
 )
 from lgbench.mbs.banded import BODY_BLOCK, BandStructure, band_lu_factor, band_lu_solve, band_structure, dense_structure
 from lgbench.mbs.codes import DIVERGED, OK
@@ -335,13 +334,8 @@ def record_constraint_maxima(sys, v, band, Cb, C, phi, bv, stats):
 def newton_statistics(stats, steps: int, code: int, merged: dict, with_eta: bool) -> dict:
     """The statistics of a generalized-alpha or HHT run from its ``stats`` vector (ST_* layout), as they
     go to runs.csv; ``with_eta``: the stabilised index-2 multiplier maximum (generalized-alpha)."""
-    done = max(int(stats[ST_STEPS]), 1)
     statistics = {
-        "newton_iterations": int(stats[ST_NEWTON]),
-        "newton_per_step": stats[ST_NEWTON] / done if steps else float("nan"),
-        "jacobians": int(stats[ST_JACOBIANS]),
-        "factorizations": int(stats[ST_FACTORIZATIONS]),
-        "max_newton_in_step": int(stats[ST_MAX_ITERATIONS]),
+        **newton_counts(stats, steps),
         "full_newton_fallbacks": int(stats[ST_FULL_NEWTON_FALLBACKS]),
         "max_constraint_residual": stats[ST_MAX_PHI],
         "max_velocity_constraint_residual": stats[ST_MAX_BV],

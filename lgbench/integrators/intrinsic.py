@@ -33,10 +33,7 @@ import numpy as np
 from lgbench.exceptions import InputError
 from lgbench.integrators.fixed_step import run_fixed_steps
 from lgbench.integrators.interface import Integration, sampling, timed_run
-from lgbench.integrators.newton import (
-    N_STATISTICS, ST_FACTORIZATIONS, ST_JACOBIANS, ST_MAX_ITERATIONS, ST_NEWTON, ST_STEPS, NewtonOptions,
-    newton_solve,
-)
+from lgbench.integrators.newton import N_STATISTICS, ST_STEPS, NewtonOptions, newton_counts, newton_solve
 from lgbench.integrators.second_order_method import generalized_alpha
 from lgbench.lie.so3 import exp_so3, log_so3_into
 from lgbench.lie.vectorial import PARAMETERISATIONS, motion_increment_into
@@ -580,11 +577,7 @@ class IntrinsicIntegrator:
             lambda: (q0.copy(), v0.copy(), make_workspace(system, self.scheme), np.zeros(N_STATISTICS)),
             run, h, t_end)
         statistics = {
-            "newton_iterations": int(stats[ST_NEWTON]),
-            "newton_per_step": stats[ST_NEWTON] / steps if steps else float("nan"),
-            "jacobians": int(stats[ST_JACOBIANS]),
-            "factorizations": int(stats[ST_FACTORIZATIONS]),
-            "max_newton_in_step": int(stats[ST_MAX_ITERATIONS]),
+            **newton_counts(stats, steps),
             "failed_steps": 0 if code == OK else 1,
             "newton_rtol": options["newton_rtol"],
             "parameterisation": options["parameterisation"],

@@ -39,6 +39,19 @@ FULL_NEWTON_AFTER = 7
 N_STATISTICS = 9
 
 
+def newton_counts(stats, steps: int) -> dict[str, Any]:
+    """Newton iterations (total and per accepted step), iteration matrices, factorisations and the most
+    iterations in one step from a ``stats`` vector (ST_* layout), as they go to runs.csv."""
+    done = max(int(stats[ST_STEPS]), 1)
+    return {
+        "newton_iterations": int(stats[ST_NEWTON]),
+        "newton_per_step": stats[ST_NEWTON] / done if steps else float("nan"),
+        "jacobians": int(stats[ST_JACOBIANS]),
+        "factorizations": int(stats[ST_FACTORIZATIONS]),
+        "max_newton_in_step": int(stats[ST_MAX_ITERATIONS]),
+    }
+
+
 class NewtonOptions(NamedTuple):
     """Newton settings as the compiled steppers read them (built by ``newton_options``)."""
 
