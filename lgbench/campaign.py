@@ -1,7 +1,10 @@
 """A campaign: several studies run side by side, each followed by its figures, report and check.
 
 Used by ``lgbench reproduce`` (``make reproduce-all``); it sits beside the CLI, above the runner and
-the report. Each study runs in its own ``lgbench run`` process, so a study that fails cannot take the
+the report. On an empty compile cache the engine every study needs is compiled first, on all the
+campaign's worker slots at once (``runner/precompile.py``), instead of by every study as it starts
+(two studies starting together would compile the same entry points twice). Each study runs in its own
+``lgbench run`` process, so a study that fails cannot take the
 others down and every study keeps its own log. Studies are started most expensive first (estimated
 integration steps, reference included), which keeps the worker slots busy until the end. CPU times in
 runs.csv are per-process ``time.process_time``, so two studies on two cores measure as they would
@@ -17,7 +20,9 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lgbench.runner.grid import labelled_specs, reference_spec
+from lgbench._compile_cache import compile_notice
+from lgbench.runner.grid import study_specs
+from lgbench.runner.precompile import compile_tasks, precompile
 from lgbench.runner.study import Study, load_study
 from lgbench.store import atomic
 
@@ -53,10 +58,7 @@ def estimated_steps(study: Study) -> float:
         implicit = INTEGRATORS[spec.integrator].kind == "implicit"
         return spec.t_end / spec.h * (IMPLICIT_STEP_WEIGHT if implicit else 1.0)
 
-    specs = [spec for spec, _ in labelled_specs(study)]
-    if not study.reference.exact:
-        specs.append(reference_spec(study))
-    return sum(weighted(spec) for spec in specs)
+    return sum(weighted(spec) for spec in study_specs(study))
 
 
 def _command(*arguments: str) -> list[str]:
@@ -93,6 +95,11 @@ def run_campaign(study_files: list[Path], results: Path, workers: int,
     """Run, plot, report and check every study, ``workers`` studies at a time, most expensive first."""
     studies = [(path, load_study(path)) for path in study_files]
     studies.sort(key=lambda item: estimated_steps(item[1]), reverse=True)
+    notice = compile_notice()
+    if notice and workers > 1:
+        specs = [spec for _, study in studies for spec in study_specs(study)]
+        announce(f"{notice}; {len(compile_tasks(specs))} parts on {workers} cores")
+        precompile(specs, workers)
     outcomes = []
     with ThreadPoolExecutor(max_workers=workers) as pool:
         futures = {pool.submit(_run_study, path, study, results / study.name, 1): study.name

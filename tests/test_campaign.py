@@ -32,3 +32,23 @@ def test_reproduce_runs_reports_and_checks_every_study_and_says_which_failed(tmp
     index = (results / "index.md").read_text()
     assert "[good](good/report.md)" in index and "[bad](bad/report.md)" in index
     assert "min wall time" in outcome.output
+
+
+def test_on_a_cold_cache_the_campaign_compiles_every_studys_engine_first_on_all_slots(tmp_path, monkeypatch):
+    """Two studies starting together on an empty cache would compile the same entry points twice."""
+    from lgbench import campaign
+
+    calls = []
+    monkeypatch.setattr(campaign, "compile_notice", lambda: "compiling the engine for this machine, once")
+    monkeypatch.setattr(campaign, "precompile", lambda specs, workers: calls.append((list(specs), workers)))
+    monkeypatch.setattr(campaign, "_run_study",
+                        lambda path, study, out, jobs: campaign.StudyOutcome(study.name, out, 0))
+    one, two = tmp_path / "one.yaml", tmp_path / "two.yaml"
+    one.write_text(STUDY.format(name="one", order=4))
+    implicit = STUDY.format(name="two", order=2).replace("[RK44]", "[generalized-alpha]")
+    two.write_text(implicit.replace("RV-RK44", "RV-generalized-alpha"))
+    lines = []
+    campaign.run_campaign([one, two], tmp_path / "results", 2, announce=lines.append)
+    specs, workers = calls[0]
+    assert workers == 2 and {spec.integrator for spec in specs} == {"RK44", "RK67", "generalized-alpha"}
+    assert len(specs) == 2 * (1 + 3) and "3 parts on 2 cores" in lines[0]

@@ -7,7 +7,10 @@ is registered in ``lgbench.integrators.INTEGRATORS`` as an object with
 - ``formulations``: the node formulations it can integrate (see ``lgbench.mbs.formulations``);
 - ``validate_options(options) -> dict``: the merged, checked options (raises ``InputError``);
 - ``integrate(system, q0, v0, options, h, t_end, sample_times) -> Integration``: warm-up
-  (compilation) first, then one timed run. ``options`` are the validated ones.
+  (compilation) first, then one timed run. ``options`` are the validated ones;
+- optionally ``consistent_start = True`` when the run starts with
+  ``starting_values.consistent_accelerations`` (its warm-up then calls the stepper first, so that a
+  parallel compilation can compile the two at once: ``lgbench/runner/precompile.py``).
 
 Numerical failure is a status code in ``Integration.code``, never an exception.
 """

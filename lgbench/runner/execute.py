@@ -7,7 +7,7 @@ the rows of this study's runs so that each run id keeps exactly one row.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ from lgbench.runner.executors import Limits
 from lgbench.runner.provenance import METADATA, record_session, session_record
 from lgbench.runner.error_measures import MEASURES, quantity_outputs
 from lgbench.runner.grid import labelled_specs, reference_spec, run_id
+from lgbench.runner.precompile import compile_tasks, precompile, worker_budget
 from lgbench.runner.single_run import RunResult, RunSpec
 from lgbench.runner.study import Study, integrators, models
 from lgbench.store import FolderLock, ResultStore, atomic, result_folder
@@ -168,9 +169,7 @@ def _execute(study: Study, out_dir: Path, force: bool, reporter: Reporter, execu
     backup = record_session(out_dir, study.name, session_record(executor, workers))
     if backup is not None:
         reporter.message(f"warning: {out_dir / METADATA} was not valid provenance; kept as {backup.name}")
-    notice = compile_notice()
-    if notice:
-        reporter.message(notice)
+    _compile_if_cold(study, pending.values(), executor, reporter)
     samples = study.samples
     reference = _reference(study, store, samples, reporter, use_cache)
     reporter.started(len(pending))
@@ -188,6 +187,22 @@ def _execute(study: Study, out_dir: Path, force: bool, reporter: Reporter, execu
         outcome.failed += result.status != "ok"
         reporter.finished(number, len(pending), identifier, _summary(result, errors))
     return outcome
+
+
+def _compile_if_cold(study: Study, pending: Iterable[RunSpec], executor: str, reporter: Reporter) -> None:
+    """On an empty compile cache, say so and compile what the runs need on every core first
+    (``precompile``); the Dask executor's workers compile on their own machines."""
+    notice = compile_notice()
+    if not notice:
+        return
+    specs = list(pending) if study.reference.exact else [reference_spec(study), *pending]
+    tasks = len(compile_tasks(specs))
+    workers = min(worker_budget(), tasks) if executor != "dask" else 1
+    if workers > 1:
+        notice += f"; {tasks} parts on {workers} cores"
+    reporter.message(notice)
+    if workers > 1:
+        precompile(specs, workers)
 
 
 STUDY_COPY = "study.yaml"

@@ -59,3 +59,9 @@ def reference_spec(study: Study) -> RunSpec:
     reference = study.reference
     return RunSpec(study.model, reference.formulation, reference.integrator, reference.h, study.t_end,
                    as_items({**study.params, **reference.params}), as_items(reference.options))
+
+
+def study_specs(study: Study) -> list[RunSpec]:
+    """Every run of the study's grid and, unless the reference is exact, the reference run first."""
+    runs = [spec for spec, _ in labelled_specs(study)]
+    return runs if study.reference.exact else [reference_spec(study), *runs]

@@ -47,7 +47,8 @@ class RunResult:
 
 
 
-def _build(spec: RunSpec):
+def build_run(spec: RunSpec):
+    """The built model, the integrator and its validated options of a run (InputError when invalid)."""
     from lgbench.exceptions import InputError
     from lgbench.integrators import INTEGRATORS
     from lgbench.runner.bounds import STEP_CEILING, step_count
@@ -123,7 +124,7 @@ def run_single(spec: RunSpec, n_samples: int | None = None) -> RunResult:
     methods also the consistent initial accelerations); compilation is triggered (and cached) by a
     one-step warm-up run before the timed region.
     """
-    model, integrator, options = _build(spec)
+    model, integrator, options = build_run(spec)
     sys = model.system
     times = sample_times(spec.t_end, n_samples)
     run = integrator.integrate(sys, model.q0, model.v0, options, spec.h, spec.t_end, times)

@@ -1,0 +1,114 @@
+"""Compile the engine a set of runs needs on every core at once, before the runs start.
+
+numba compiles an entry point the first time it is called and keeps the machine code in the disk
+cache (``lgbench/_compile_cache.py``). The runs of a study call the entry points of a few *compile
+groups*: all fixed-step tableaus share ``integrate_explicit``, adaptive tableaus
+``integrate_explicit_adaptive``, generalized-alpha ``integrate_implicit``, HHT ``integrate_hht``, and so
+on; models and formulations are data to them. The implicit families also start from
+``consistent_accelerations`` (paper 002 eq. 19), a compile of its own. On an empty cache a serial study
+compiles all of them one after the other, on one core, inside its first run of each group
+(compilation never enters a measured time: ``integrators/interface.timed_run``).
+
+``precompile`` hands out one single-step run per group, and the consistent accelerations as a task
+of their own, to worker processes, as many at once as there are cores, the longest compile first.
+Every worker writes what it compiled to the shared cache, and the study's own runs then load it; the
+single-step runs' results are thrown away. The implicit families' warm-up calls the stepper before the
+starting values, so a worker compiling ``integrate_implicit`` finds ``consistent_accelerations`` in
+the cache by the time it needs it. Kernels shared by two groups are compiled by both (each in its
+process); the wall time is that of the longest group instead of the sum (``docs/performance.md``,
+"Compile time").
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+from collections.abc import Iterable
+from dataclasses import replace
+
+from lgbench.exceptions import InputError
+from lgbench.runner.single_run import RunSpec
+from lgbench.runner.study import integrators
+
+RUN = "run"
+START = "consistent accelerations"
+Task = tuple[str, RunSpec]
+
+
+def compile_group(spec: RunSpec) -> tuple[str, str, str]:
+    """What decides which compiled entry points a run calls: the integrator family (the class of its
+    registry entry; a tableau's ``step_control`` picks the fixed-step or the adaptive loop) and the
+    model (models are data to the entry points, but a model's own output kernels compile with it)."""
+    integrator = integrators()[spec.integrator]
+    loop = str(spec.options_dict().get("step_control", "fixed"))
+    return spec.model, type(integrator).__qualname__, loop
+
+
+def compile_tasks(specs: Iterable[RunSpec]) -> list[Task]:
+    """One single-step run per compile group of ``specs`` and, for families that start from consistent
+    accelerations, one task per model computing them; implicit families first (the Newton solver, the
+    iteration matrix and the linear algebra take the longest to compile), the starting values next."""
+    runs: dict[tuple[str, str, str], RunSpec] = {}
+    starts: dict[str, RunSpec] = {}
+    for spec in specs:
+        short = replace(spec, t_end=spec.h)
+        runs.setdefault(compile_group(spec), short)
+        if getattr(integrators()[spec.integrator], "consistent_start", False):
+            starts.setdefault(spec.model, short)
+    implicit = [spec for spec in runs.values() if integrators()[spec.integrator].kind == "implicit"]
+    others = [spec for spec in runs.values() if integrators()[spec.integrator].kind != "implicit"]
+    return [(RUN, spec) for spec in implicit] + [(START, spec) for spec in starts.values()] + \
+        [(RUN, spec) for spec in others]
+
+
+def worker_budget() -> int:
+    """The cores this process may use (its CPU affinity where the platform tells it)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return max(1, os.cpu_count() or 1)
+
+
+def _worker_setup() -> None:
+    """Ctrl-C is the parent's to handle (it terminates the pool); the kernel ends a worker whose
+    parent died (``executors._die_with_parent``)."""
+    from lgbench.runner.executors import _die_with_parent
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent()
+
+
+def compile_task(task: Task) -> None:
+    """Compile by running: a single-step run of the spec, or its model's consistent accelerations."""
+    import numpy as np
+
+    from lgbench.integrators.starting_values import consistent_accelerations
+    from lgbench.mbs.system import S_NC, S_NV
+    from lgbench.runner.single_run import build_run, run_single
+
+    kind, spec = task
+    try:
+        if kind == RUN:
+            run_single(spec)
+            return
+        model = build_run(spec)[0]
+        sizes = model.system.sizes
+        consistent_accelerations(model.system, model.q0.copy(), model.v0.copy(), 0.0, np.zeros(sizes[S_NV]),
+                                 np.zeros(sizes[S_NC]))
+    except InputError:      # the study's own run reports it, with its run id
+        pass
+
+
+def precompile(specs: Iterable[RunSpec], workers: int | None = None) -> int:
+    """Compile, into the disk cache, every entry point that ``specs`` will call, ``workers`` tasks at a
+    time (default: one per core). Returns the number of worker processes used (0: one task or one core;
+    the runs then compile as they go, as before)."""
+    tasks = compile_tasks(specs)
+    workers = min(worker_budget() if workers is None else workers, len(tasks))
+    if workers < 2:
+        return 0
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(workers, initializer=_worker_setup, maxtasksperchild=None) as pool:
+        for _ in pool.imap_unordered(compile_task, tasks):
+            pass
+    return workers

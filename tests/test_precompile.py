@@ -1,0 +1,106 @@
+"""A cold compile cache is filled on every core before a study's runs: one single-step run per compile
+group, the consistent accelerations of the implicit families apart, the longest compile first."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from test_cli import write_study
+from lgbench.runner import execute
+from lgbench.runner.grid import reference_spec, study_specs
+from lgbench.runner.precompile import RUN, START, compile_task, compile_tasks, precompile
+from lgbench.runner.single_run import RunSpec
+from lgbench.runner.study import load_study
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_flagship_compiles_as_three_parts_generalized_alpha_first():
+    tasks = compile_tasks(study_specs(load_study(ROOT / "studies" / "heavy_top.yaml")))
+    assert [(kind, spec.integrator) for kind, spec in tasks][:2] == [(RUN, "generalized-alpha"),
+                                                                     (START, "generalized-alpha")]
+    assert len(tasks) == 3 and tasks[2][0] == RUN and tasks[2][1].integrator in ("RK44", "DOPRI5", "RK67")
+    assert all(spec.t_end == spec.h for _, spec in tasks)
+
+
+def test_adaptive_steps_hht_and_a_second_model_are_parts_of_their_own():
+    heavy = RunSpec("heavy_top", "RV", "RK44", 1e-3, 1.0)
+    specs = [heavy, RunSpec("heavy_top", "RV", "DOPRI5", 1e-3, 1.0),
+             RunSpec("heavy_top", "RV", "DOPRI5", 1e-3, 1.0, options=(("step_control", "adaptive"),)),
+             RunSpec("heavy_top", "EP", "hht", 1e-3, 1.0), RunSpec("heavy_top", "RV", "generalized-alpha", 1e-3, 1.0),
+             RunSpec("pendulum", "RV", "RK44", 1e-3, 1.0)]
+    tasks = compile_tasks(specs)
+    assert [kind for kind, _ in tasks] == [RUN, RUN, START, RUN, RUN, RUN]
+    assert {spec.integrator for kind, spec in tasks[:2]} == {"hht", "generalized-alpha"}
+    assert tasks[2][1].model == "heavy_top"
+    assert [(spec.model, spec.integrator, spec.options) for _, spec in tasks[3:]] == [
+        ("heavy_top", "RK44", ()), ("heavy_top", "DOPRI5", (("step_control", "adaptive"),)), ("pendulum", "RK44", ())]
+
+
+def test_the_intrinsic_schemes_need_no_separate_starting_values():
+    study = ROOT / "studies" / "manufactured_body.yaml"
+    tasks = compile_tasks(study_specs(load_study(study)))
+    assert START not in [kind for kind, _ in tasks]
+
+
+def test_a_task_with_bad_input_is_left_to_the_run_that_reports_it():
+    assert compile_task((RUN, RunSpec("heavy_top", "RV", "RK44", -1.0, 1.0))) is None
+    assert compile_task((START, RunSpec("heavy_top", "RV", "generalized-alpha", 1e-3, 1.0,
+                                        options=(("rho_inf", 2.0),)))) is None
+
+
+def test_one_part_or_one_core_compiles_in_the_run_itself():
+    specs = [RunSpec("heavy_top", "RV", "RK44", 1e-3, 1.0)]
+    assert precompile(specs) == 0
+    assert precompile(specs * 2 + [RunSpec("heavy_top", "RV", "generalized-alpha", 1e-3, 1.0)], workers=1) == 0
+
+
+def test_a_cold_cache_is_compiled_on_every_core_before_the_runs(tmp_path, monkeypatch):
+    calls = []
+    monkeypatch.setattr(execute, "compile_notice", lambda: "compiling the engine for this machine, once")
+    monkeypatch.setattr(execute, "worker_budget", lambda: 2)
+    monkeypatch.setattr(execute, "precompile", lambda specs, workers: calls.append((list(specs), workers)))
+    path = write_study(tmp_path, integrators=["RK44", "generalized-alpha"])
+    lines = []
+    execute.execute_study(load_study(path), tmp_path / "out", progress=lines.append)
+    specs, workers = calls[0]
+    assert workers == 2 and len(calls) == 1
+    assert specs[0] == reference_spec(load_study(path)) and len(specs) == 1 + 2 * 2 * 3
+    assert any("3 parts on 2 cores" in line for line in lines)
+
+
+AFTER_PRECOMPILE = """
+from numba.core import event
+from lgbench.runner.precompile import precompile
+from lgbench.runner.single_run import RunSpec, run_single
+
+specs = [RunSpec("heavy_top", "RV", "RK44", 1e-3, 0.01), RunSpec("heavy_top", "EP", "generalized-alpha", 1e-3, 0.01)]
+assert precompile(specs, workers=2) == 2
+compiled = []
+
+
+class Compilations(event.Listener):
+    def on_start(self, record):
+        compiled.append(record.data["dispatcher"].py_func.__qualname__)
+
+    def on_end(self, record):
+        pass
+
+
+event.register("numba:compile", Compilations())
+for spec in specs:
+    run_single(spec, n_samples=11)
+print("compiled in the runs:", sorted(set(compiled)))
+"""
+
+
+@pytest.mark.slow
+def test_after_precompile_on_an_empty_cache_the_runs_compile_nothing(tmp_path):
+    """numba reports a compilation (not a cache load) as a "numba:compile" event: there must be none
+    in the runs once ``precompile``'s workers have filled an empty cache."""
+    done = subprocess.run([sys.executable, "-c", AFTER_PRECOMPILE], capture_output=True, text=True, timeout=1800,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), "LGBENCH_CACHE_DIR": str(tmp_path / "cache")})
+    assert done.returncode == 0, done.stderr
+    assert "compiled in the runs: []" in done.stdout
