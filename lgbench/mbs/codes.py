@@ -31,7 +31,7 @@ class Formulation(IntEnum):
 
 
 class ForceType(IntEnum):
-    """Force elements; their parameters are laid out as ``system.py`` names them."""
+    """Force elements; their parameters are laid out as named below the enum."""
 
     GRAVITY = 0
     BODY_TORQUE = 1            # constant torque in the body frame (follower torque)
@@ -41,6 +41,29 @@ class ForceType(IntEnum):
     JOINT_PD = 5               # PD controller / rotational spring-damper on a revolute joint
     EP_NORM_RATE_TORQUE = 6    # -2 (e.e') J omega on an EP body: paper 004 eq. (9) form of the EP equations
     MANUFACTURED_LOAD = 16     # loads of the manufactured solution of paper 003 (lgbench/mbs/manufactured.py)
+
+
+# A force element is a row of ``SystemArrays.force_int`` (its type, the body it acts on and, for
+# two-body elements, the other body, -1: ground) and of ``force_real``: its parameters, laid out per
+# ``ForceType`` below (``SystemBuilder.add_force(type, body, values)`` takes them in this order).
+# EP_NORM_RATE_TORQUE has no parameters; MANUFACTURED_LOAD's are in lgbench/mbs/manufactured.py.
+F_TYPE, F_BODY, F_OTHER = range(3)
+FORCE_INT_WIDTH = 3
+FORCE_REAL_WIDTH = 16
+GRAVITY_ACCELERATION = 0   # GRAVITY: [0:3] gravity acceleration (global)
+TORQUE = 0                 # BODY_TORQUE (body frame), GLOBAL_TORQUE (global), RAMP_BODY_TORQUE: [0:3]
+RAMP_TIME = 3              # RAMP_BODY_TORQUE: torque * min(t / ramp time, 1); <= 0: full torque at once
+SPRING_STIFFNESS = 0       # POINT_SPRING_DAMPER: [0:3] stiffness per global axis
+SPRING_DAMPING = 3         # [3:6] damping per global axis
+SPRING_BODY_POINT = 6      # [6:9] attachment point in the body frame
+SPRING_GROUND_POINT = 9    # [9:12] attachment point on ground (global)
+PD_AXIS = 0                # JOINT_PD between ``other`` (body 1, -1 = ground) and ``body`` (body 2): [0:3] joint
+PD_REFERENCE1 = 3          # axis in body 1; [3:6] zero-angle reference vector in body 1 (normal to the axis);
+PD_REFERENCE2 = 6          # [6:9] its partner in body 2;
+PD_KP = 9                  # gains Kp and Kd;
+PD_KD = 10
+PD_SETPOINT_KIND = 11      # the set-point trajectory kind and its three parameters (lgbench/mbs/trajectories.py)
+PD_SETPOINT = 12
 
 
 class JointPrimitive(IntEnum):

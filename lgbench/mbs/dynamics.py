@@ -13,12 +13,12 @@ import numpy as np
 from lgbench.lie.so3 import exp_so3
 from lgbench.lie.tait_bryan import SINGULAR_COS_PITCH, body_rate_dot_apply_rxyz, body_rate_matrix_rxyz_into
 from lgbench.mbs.chain import chain_accelerations
-from lgbench.mbs.codes import FREE, OK, RXYZ, SE3, SINGULAR_PARAMETERISATION
+from lgbench.mbs.codes import FREE, F_TYPE, OK, RXYZ, SE3, SINGULAR_PARAMETERISATION
 from lgbench.mbs.coordinate_update import rigid_kinematic_rates, rigid_stage_coordinates
 from lgbench.mbs.dense import cross, lu_factor, lu_solve, mat3t_vec
 from lgbench.mbs.loads import applied_loads, elementary_loads, is_elementary_load
 from lgbench.mbs.pose import _vec3, rotation_start
-from lgbench.mbs.system import B_FORM, B_INERTIA, B_INERTIA_INV, B_KIND, B_MASS, B_QSTART, B_VSTART, F_TYPE
+from lgbench.mbs.system import B_FORM, B_INERTIA, B_INERTIA_INV, B_KIND, B_MASS, B_QSTART, B_VSTART
 
 
 class RhsWork(NamedTuple):

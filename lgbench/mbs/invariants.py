@@ -3,13 +3,13 @@ from numba import njit
 import numpy as np
 
 from lgbench.mbs.chain import chain_kinetic_energy, chain_potential_energy
-from lgbench.mbs.codes import FREE, GRAVITY, POINT_SPRING_DAMPER
-from lgbench.mbs.dense import cross, mat3_vec
-from lgbench.mbs.pose import body_com, body_point_motion, body_state
-from lgbench.mbs.system import (
-    B_INERTIA, B_KIND, B_MASS, F_BODY, F_TYPE, GRAVITY_ACCELERATION, SPRING_BODY_POINT, SPRING_GROUND_POINT,
+from lgbench.mbs.codes import (
+    FREE, F_BODY, F_TYPE, GRAVITY, GRAVITY_ACCELERATION, POINT_SPRING_DAMPER, SPRING_BODY_POINT, SPRING_GROUND_POINT,
     SPRING_STIFFNESS,
 )
+from lgbench.mbs.dense import cross, mat3_vec
+from lgbench.mbs.pose import body_com, body_point_motion, body_state
+from lgbench.mbs.system import B_INERTIA, B_KIND, B_MASS
 
 
 @njit(cache=True)

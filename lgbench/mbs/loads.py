@@ -13,8 +13,10 @@ import numpy as np
 
 from lgbench.lie.euler_parameters import rotation_ep_transpose_apply
 from lgbench.mbs.codes import (
-    BODY_TORQUE, EP, EP_NORM_RATE_TORQUE, FREE, GLOBAL_TORQUE, GRAVITY, JOINT_PD, MANUFACTURED_LOAD,
-    POINT_SPRING_DAMPER, RAMP_BODY_TORQUE, RV, SE3,
+    BODY_TORQUE, EP, EP_NORM_RATE_TORQUE, FREE, F_BODY, F_OTHER, F_TYPE, GLOBAL_TORQUE, GRAVITY, GRAVITY_ACCELERATION,
+    JOINT_PD, MANUFACTURED_LOAD, PD_AXIS, PD_KD, PD_KP, PD_REFERENCE1, PD_REFERENCE2, PD_SETPOINT, PD_SETPOINT_KIND,
+    POINT_SPRING_DAMPER, RAMP_BODY_TORQUE, RAMP_TIME, RV, SE3, SPRING_BODY_POINT, SPRING_DAMPING, SPRING_GROUND_POINT,
+    SPRING_STIFFNESS, TORQUE,
 )
 from lgbench.mbs.dense import cross, mat3_vec, mat3t_vec
 from lgbench.mbs.manufactured import manufactured_load
@@ -22,11 +24,7 @@ from lgbench.mbs.pose import (
     _rot_start, _vec3, angular_velocity, body_angular_velocity, body_pose, body_state, from_body_frame, rotation_matrix,
     rotation_size, rotation_start, to_body_frame,
 )
-from lgbench.mbs.system import (
-    B_COM, B_FORM, B_INERTIA, B_KIND, B_MASS, B_QSTART, B_VSTART, F_BODY, F_OTHER, F_TYPE, GRAVITY_ACCELERATION, GROUND,
-    PD_AXIS, PD_KD, PD_KP, PD_REFERENCE1, PD_REFERENCE2, PD_SETPOINT, PD_SETPOINT_KIND, RAMP_TIME, SPRING_BODY_POINT,
-    SPRING_DAMPING, SPRING_GROUND_POINT, SPRING_STIFFNESS, TORQUE,
-)
+from lgbench.mbs.system import B_COM, B_FORM, B_INERTIA, B_KIND, B_MASS, B_QSTART, B_VSTART, GROUND
 from lgbench.mbs.trajectories import prescribed_motion
 
 

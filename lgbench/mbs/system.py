@@ -17,7 +17,8 @@ import numpy as np
 
 from lgbench.exceptions import InputError
 from lgbench.mbs.codes import (
-    BODY_FRAME_POINT, COINCIDENT, DISTANCE, FREE, JOINT_PD, JointPrimitive, PERPENDICULAR, POINT_ON_LINE,
+    BODY_FRAME_POINT, COINCIDENT, DISTANCE, FORCE_INT_WIDTH, FORCE_REAL_WIDTH, FREE, JOINT_PD, JointPrimitive, PD_AXIS,
+    PD_KD, PD_KP, PD_REFERENCE1, PD_REFERENCE2, PD_SETPOINT, PD_SETPOINT_KIND, PERPENDICULAR, POINT_ON_LINE,
     POINT_SPRING_DAMPER,
 )
 from lgbench.mbs.formulations import FORMULATION_CODES, ROTATION_COORDINATES, ROTATION_VELOCITIES
@@ -32,26 +33,6 @@ B_INERTIA = 1
 B_INERTIA_INV = 10
 B_COM = 19
 BODY_REAL_WIDTH = 22
-
-# force_int columns (F_OTHER: second body of a force element, -1: none) and force_real columns of each
-# ``ForceType``; EP_NORM_RATE_TORQUE has no parameters, MANUFACTURED_LOAD's are in manufactured.py
-F_TYPE, F_BODY, F_OTHER = range(3)
-FORCE_INT_WIDTH = 3
-FORCE_REAL_WIDTH = 16
-GRAVITY_ACCELERATION = 0   # GRAVITY: [0:3] gravity acceleration (global)
-TORQUE = 0                 # BODY_TORQUE (body frame), GLOBAL_TORQUE (global), RAMP_BODY_TORQUE: [0:3]
-RAMP_TIME = 3              # RAMP_BODY_TORQUE: torque * min(t / ramp time, 1); <= 0: full torque at once
-SPRING_STIFFNESS = 0       # POINT_SPRING_DAMPER: [0:3] stiffness per global axis
-SPRING_DAMPING = 3         # [3:6] damping per global axis
-SPRING_BODY_POINT = 6      # [6:9] attachment point in the body frame
-SPRING_GROUND_POINT = 9    # [9:12] attachment point on ground (global)
-PD_AXIS = 0                # JOINT_PD between ``other`` (body 1, -1 = ground) and ``body`` (body 2): [0:3] joint
-PD_REFERENCE1 = 3          # axis in body 1; [3:6] zero-angle reference vector in body 1 (normal to the axis);
-PD_REFERENCE2 = 6          # [6:9] its partner in body 2;
-PD_KP = 9                  # gains Kp and Kd;
-PD_KD = 10
-PD_SETPOINT_KIND = 11      # the set-point trajectory kind and its three parameters (lgbench/mbs/trajectories.py)
-PD_SETPOINT = 12
 
 # joint_int = [primitive, body1, body2 (-1 = ground), first constraint row, rows]; joint_real columns of the
 # ``JointPrimitive`` rows (body-frame data are global for ground)

@@ -18,11 +18,11 @@ import numpy as np
 from numba import njit
 
 from lgbench.exceptions import InputError
-from lgbench.mbs.codes import FREE, GRAVITY
+from lgbench.mbs.codes import FREE, GRAVITY, GRAVITY_ACCELERATION
 from lgbench.mbs.constraints import constraint_matrix, constraint_residual
 from lgbench.mbs.coordinates import free_body_coordinates
 from lgbench.mbs.pose import body_state
-from lgbench.mbs.system import B_MASS, GRAVITY_ACCELERATION, SystemBuilder
+from lgbench.mbs.system import B_MASS, SystemBuilder
 from lgbench.models.base import BuiltModel, Model, positive_scalar
 
 DEFAULTS = {"mass": 1.0, "length": 1.0, "gravity": 9.81, "x0": [0.0, 0.2]}

@@ -79,11 +79,11 @@ import numpy as np
 from numba import njit
 
 from lgbench.exceptions import InputError
-from lgbench.mbs.codes import FREE, GLOBAL_TORQUE, GRAVITY, POINT_SPRING_DAMPER
+from lgbench.mbs.codes import FREE, F_TYPE, GLOBAL_TORQUE, GRAVITY, POINT_SPRING_DAMPER, SPRING_BODY_POINT, TORQUE
 from lgbench.mbs.dense import mat3_vec
 from lgbench.mbs.invariants import kinetic_energy, potential_energy
 from lgbench.mbs.pose import body_com, body_point_motion, body_state
-from lgbench.mbs.system import F_TYPE, SPRING_BODY_POINT, SystemBuilder, TORQUE
+from lgbench.mbs.system import SystemBuilder
 from lgbench.models.base import BuiltModel, Model, positive_scalar, vector3
 from lgbench.models.heavy_top import initial_rotation_state
 

@@ -29,11 +29,11 @@ import numpy as np
 from numba import njit
 
 from lgbench.mbs.assembly import assemble_positions, project_velocities
-from lgbench.mbs.codes import FREE, GRAVITY, RAMP_BODY_TORQUE
+from lgbench.mbs.codes import FREE, GRAVITY, RAMP_BODY_TORQUE, RAMP_TIME, TORQUE
 from lgbench.mbs.coordinates import free_body_coordinates
 from lgbench.mbs.invariants import kinetic_energy, potential_energy
 from lgbench.mbs.pose import body_pose, body_state
-from lgbench.mbs.system import B_NV, B_VSTART, GROUND, RAMP_TIME, SystemBuilder, TORQUE
+from lgbench.mbs.system import B_NV, B_VSTART, GROUND, SystemBuilder
 from lgbench.models.base import BuiltModel, Model, positive_scalar, vector3
 
 DEFAULTS = {
