@@ -37,8 +37,9 @@ def configure_numba_cache() -> str:
     return str(directory)
 
 
-COMPILE_MINUTES = "2-3 min"
-"""How long the first compilation takes on a laptop core (README, "Speed")."""
+COMPILE_MINUTES = "2 min"
+"""How long the first compilation of a study takes on a 2-core laptop, in parallel (runner/precompile.py;
+flagship: 1.7 min; about 3 min on one core)."""
 
 
 def is_cold(directory: str | None = None) -> bool:

@@ -104,3 +104,21 @@ def test_after_precompile_on_an_empty_cache_the_runs_compile_nothing(tmp_path):
                           env={**os.environ, "PYTHONPATH": str(ROOT), "LGBENCH_CACHE_DIR": str(tmp_path / "cache")})
     assert done.returncode == 0, done.stderr
     assert "compiled in the runs: []" in done.stdout
+
+
+def test_a_second_parallel_compilation_waits_for_the_first(tmp_path, monkeypatch):
+    """`make check-quick` starts two studies at once: the second compiles after the first, from its cache."""
+    import lgbench
+    from lgbench.runner.precompile import compile_lock
+
+    monkeypatch.setattr(lgbench, "NUMBA_CACHE_DIR", str(tmp_path))
+    script = ("import lgbench, sys; from lgbench.runner.precompile import compile_lock\n"
+              f"lgbench.NUMBA_CACHE_DIR = {str(tmp_path)!r}\n"
+              "with compile_lock():\n    print('compiling', flush=True)\n")
+    with compile_lock():
+        second = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                                  env={**os.environ, "PYTHONPATH": str(ROOT)})
+        with pytest.raises(subprocess.TimeoutExpired):
+            second.communicate(timeout=3)
+    output, _ = second.communicate(timeout=60)
+    assert output == "compiling\n" and second.returncode == 0

@@ -24,7 +24,9 @@ import multiprocessing
 import os
 import signal
 from collections.abc import Iterable
+from contextlib import contextmanager
 from dataclasses import replace
+from pathlib import Path
 
 from lgbench.exceptions import InputError
 from lgbench.runner.single_run import RunSpec
@@ -108,7 +110,30 @@ def precompile(specs: Iterable[RunSpec], workers: int | None = None) -> int:
     if workers < 2:
         return 0
     context = multiprocessing.get_context("spawn")
-    with context.Pool(workers, initializer=_worker_setup, maxtasksperchild=None) as pool:
+    with compile_lock(), context.Pool(workers, initializer=_worker_setup) as pool:
         for _ in pool.imap_unordered(compile_task, tasks):
             pass
     return workers
+
+
+@contextmanager
+def compile_lock():
+    """One parallel compilation per compile cache at a time: a second ``lgbench run`` started beside the
+    first (``make check-quick`` starts two) waits, then finds what they share in the cache instead of
+    compiling it again on the same cores. Advisory (``flock``), released when the process ends however
+    it ends; where there is no ``fcntl`` (Windows), no lock."""
+    import lgbench
+
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    try:
+        handle = open(Path(lgbench.NUMBA_CACHE_DIR) / "precompile.lock", "a")
+    except OSError:             # a read-only cache: numba compiles in memory, nothing to share
+        yield
+        return
+    with handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
