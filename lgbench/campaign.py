@@ -99,7 +99,7 @@ def run_campaign(study_files: list[Path], results: Path, workers: int,
     if notice and workers > 1:
         specs = [spec for _, study in studies for spec in study_specs(study)]
         announce(f"{notice}; {len(compile_tasks(specs))} parts on {workers} cores")
-        precompile(specs, workers)
+        precompile(specs, workers, announce)
     outcomes = []
     with ThreadPoolExecutor(max_workers=workers) as pool:
         futures = {pool.submit(_run_study, path, study, results / study.name, 1): study.name

@@ -40,7 +40,7 @@ def test_on_a_cold_cache_the_campaign_compiles_every_studys_engine_first_on_all_
 
     calls = []
     monkeypatch.setattr(campaign, "compile_notice", lambda: "compiling the engine for this machine, once")
-    monkeypatch.setattr(campaign, "precompile", lambda specs, workers: calls.append((list(specs), workers)))
+    monkeypatch.setattr(campaign, "precompile", lambda specs, workers, progress: calls.append((list(specs), workers)))
     monkeypatch.setattr(campaign, "_run_study",
                         lambda path, study, out, jobs: campaign.StudyOutcome(study.name, out, 0))
     one, two = tmp_path / "one.yaml", tmp_path / "two.yaml"

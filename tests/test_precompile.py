@@ -46,9 +46,9 @@ def test_the_intrinsic_schemes_need_no_separate_starting_values():
 
 
 def test_a_task_with_bad_input_is_left_to_the_run_that_reports_it():
-    assert compile_task((RUN, RunSpec("heavy_top", "RV", "RK44", -1.0, 1.0))) is None
+    assert compile_task((RUN, RunSpec("heavy_top", "RV", "RK44", -1.0, 1.0)))[0] == "RK44 (heavy_top)"
     assert compile_task((START, RunSpec("heavy_top", "RV", "generalized-alpha", 1e-3, 1.0,
-                                        options=(("rho_inf", 2.0),)))) is None
+                                        options=(("rho_inf", 2.0),))))[0] == "consistent accelerations (heavy_top)"
 
 
 def test_one_part_or_one_core_compiles_in_the_run_itself():
@@ -57,11 +57,20 @@ def test_one_part_or_one_core_compiles_in_the_run_itself():
     assert precompile(specs * 2 + [RunSpec("heavy_top", "RV", "generalized-alpha", 1e-3, 1.0)], workers=1) == 0
 
 
+def test_every_part_is_compiled_in_a_worker_and_reported_as_it_finishes():
+    lines = []
+    specs = [RunSpec("heavy_top", "RV", "RK44", 1e-3, 1.0), RunSpec("heavy_top", "RV", "generalized-alpha", 1e-3, 1.0)]
+    assert precompile(specs, workers=2, progress=lines.append) == 2
+    assert [line.split(":")[0] for line in lines] == ["compiled 1/3", "compiled 2/3", "compiled 3/3"]
+    assert {line.split(": ")[1].rsplit(" in ", 1)[0] for line in lines} == {
+        "generalized-alpha (heavy_top)", "consistent accelerations (heavy_top)", "RK44 (heavy_top)"}
+
+
 def test_a_cold_cache_is_compiled_on_every_core_before_the_runs(tmp_path, monkeypatch):
     calls = []
     monkeypatch.setattr(execute, "compile_notice", lambda: "compiling the engine for this machine, once")
     monkeypatch.setattr(execute, "worker_budget", lambda: 2)
-    monkeypatch.setattr(execute, "precompile", lambda specs, workers: calls.append((list(specs), workers)))
+    monkeypatch.setattr(execute, "precompile", lambda specs, workers, progress: calls.append((list(specs), workers)))
     path = write_study(tmp_path, integrators=["RK44", "generalized-alpha"])
     lines = []
     execute.execute_study(load_study(path), tmp_path / "out", progress=lines.append)

@@ -202,7 +202,7 @@ def _compile_if_cold(study: Study, pending: Iterable[RunSpec], executor: str, re
         notice += f"; {tasks} parts on {workers} cores"
     reporter.message(notice)
     if workers > 1:
-        precompile(specs, workers)
+        precompile(specs, workers, reporter.message)
 
 
 STUDY_COPY = "study.yaml"

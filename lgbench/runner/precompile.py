@@ -23,7 +23,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -80,39 +80,52 @@ def _worker_setup() -> None:
     _die_with_parent()
 
 
-def compile_task(task: Task) -> None:
-    """Compile by running: a single-step run of the spec, or its model's consistent accelerations."""
+def task_label(task: Task) -> str:
+    """What a compile task compiles, for progress lines: "generalized-alpha (heavy_top)"."""
+    kind, spec = task
+    return f"{kind} ({spec.model})" if kind == START else f"{spec.integrator} ({spec.model})"
+
+
+def compile_task(task: Task) -> tuple[str, float]:
+    """Compile by running: a single-step run of the spec, or its model's consistent accelerations.
+    Returns the task's label and the wall seconds it took."""
+    import time
+
     import numpy as np
 
     from lgbench.integrators.starting_values import consistent_accelerations
     from lgbench.mbs.system import S_NC, S_NV
     from lgbench.runner.single_run import build_run, run_single
 
+    started = time.perf_counter()
     kind, spec = task
     try:
         if kind == RUN:
             run_single(spec)
-            return
-        model = build_run(spec)[0]
-        sizes = model.system.sizes
-        consistent_accelerations(model.system, model.q0.copy(), model.v0.copy(), 0.0, np.zeros(sizes[S_NV]),
-                                 np.zeros(sizes[S_NC]))
+        else:
+            model = build_run(spec)[0]
+            sizes = model.system.sizes
+            consistent_accelerations(model.system, model.q0.copy(), model.v0.copy(), 0.0, np.zeros(sizes[S_NV]),
+                                     np.zeros(sizes[S_NC]))
     except InputError:      # the study's own run reports it, with its run id
         pass
+    return task_label(task), time.perf_counter() - started
 
 
-def precompile(specs: Iterable[RunSpec], workers: int | None = None) -> int:
+def precompile(specs: Iterable[RunSpec], workers: int | None = None,
+               progress: Callable[[str], object] | None = None) -> int:
     """Compile, into the disk cache, every entry point that ``specs`` will call, ``workers`` tasks at a
-    time (default: one per core). Returns the number of worker processes used (0: one task or one core;
-    the runs then compile as they go, as before)."""
+    time (default: one per core); ``progress`` gets a line as each part is done. Returns the number of
+    worker processes used (0: one task or one core; the runs then compile as they go, as before)."""
     tasks = compile_tasks(specs)
     workers = min(worker_budget() if workers is None else workers, len(tasks))
     if workers < 2:
         return 0
     context = multiprocessing.get_context("spawn")
     with compile_lock(), context.Pool(workers, initializer=_worker_setup) as pool:
-        for _ in pool.imap_unordered(compile_task, tasks):
-            pass
+        for number, (label, seconds) in enumerate(pool.imap_unordered(compile_task, tasks), start=1):
+            if progress is not None:
+                progress(f"compiled {number}/{len(tasks)}: {label} in {seconds:.0f} s")
     return workers
 
 
