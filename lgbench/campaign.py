@@ -4,11 +4,11 @@ Used by ``lgbench reproduce`` (``make reproduce-all``); it sits beside the CLI, 
 the report. On an empty compile cache the engine every study needs is compiled first, on all the
 campaign's worker slots at once (``runner/precompile.py``), instead of by every study as it starts
 (two studies starting together would compile the same entry points twice). Each study runs in its own
-``lgbench run`` process, so a study that fails cannot take the
-others down and every study keeps its own log. Studies are started most expensive first (estimated
-integration steps, reference included), which keeps the worker slots busy until the end. CPU times in
-runs.csv are per-process ``time.process_time``, so two studies on two cores measure as they would
-alone, apart from shared caches and memory bandwidth (docs/studies.md, "Parallel runs and timing").
+``lgbench run`` process, so a study that fails cannot take the others down and every study keeps its
+own log. Studies are started most expensive first (estimated integration steps, reference included),
+which keeps the worker slots busy until the end. CPU times in runs.csv are per-process
+``time.process_time``, so two studies on two cores measure as they would alone, apart from shared
+caches and memory bandwidth (docs/studies.md, "Parallel runs and timing").
 """
 from __future__ import annotations
 
