@@ -22,7 +22,7 @@ from pathlib import Path
 
 from lgbench._compile_cache import compile_notice
 from lgbench.runner.grid import study_specs
-from lgbench.runner.precompile import compile_tasks, precompile
+from lgbench.runner.precompile import precompile
 from lgbench.runner.study import Study, load_study
 from lgbench.store import atomic
 
@@ -96,10 +96,9 @@ def run_campaign(study_files: list[Path], results: Path, workers: int,
     studies = [(path, load_study(path)) for path in study_files]
     studies.sort(key=lambda item: estimated_steps(item[1]), reverse=True)
     notice = compile_notice()
-    if notice and workers > 1:
-        specs = [spec for _, study in studies for spec in study_specs(study)]
-        announce(f"{notice}; {len(compile_tasks(specs))} parts on {workers} cores")
-        precompile(specs, workers, announce)
+    if notice:
+        announce(notice)
+        precompile([spec for _, study in studies for spec in study_specs(study)], workers, announce)
     outcomes = []
     with ThreadPoolExecutor(max_workers=workers) as pool:
         futures = {pool.submit(_run_study, path, study, results / study.name, 1): study.name

@@ -61,23 +61,25 @@ def test_every_part_is_compiled_in_a_worker_and_reported_as_it_finishes():
     lines = []
     specs = [RunSpec("heavy_top", "RV", "RK44", 1e-3, 1.0), RunSpec("heavy_top", "RV", "generalized-alpha", 1e-3, 1.0)]
     assert precompile(specs, workers=2, progress=lines.append) == 2
-    assert [line.split(":")[0] for line in lines] == ["compiled 1/3", "compiled 2/3", "compiled 3/3"]
-    assert {line.split(": ")[1].rsplit(" in ", 1)[0] for line in lines} == {
+    assert lines[0] == "compiling in 3 parts on 2 cores"
+    assert [line.split(":")[0] for line in lines[1:]] == ["compiled 1/3", "compiled 2/3", "compiled 3/3"]
+    assert {line.split(": ")[1].rsplit(" in ", 1)[0] for line in lines[1:]} == {
         "generalized-alpha (heavy_top)", "consistent accelerations (heavy_top)", "RK44 (heavy_top)"}
 
 
 def test_a_cold_cache_is_compiled_on_every_core_before_the_runs(tmp_path, monkeypatch):
     calls = []
     monkeypatch.setattr(execute, "compile_notice", lambda: "compiling the engine for this machine, once")
-    monkeypatch.setattr(execute, "worker_budget", lambda: 2)
-    monkeypatch.setattr(execute, "precompile", lambda specs, workers, progress: calls.append((list(specs), workers)))
+    monkeypatch.setattr(execute, "precompile",
+                        lambda specs, workers=None, progress=None: calls.append((list(specs), progress)))
     path = write_study(tmp_path, integrators=["RK44", "generalized-alpha"])
     lines = []
     execute.execute_study(load_study(path), tmp_path / "out", progress=lines.append)
-    specs, workers = calls[0]
-    assert workers == 2 and len(calls) == 1
-    assert specs[0] == reference_spec(load_study(path)) and len(specs) == 1 + 2 * 2 * 3
-    assert any("3 parts on 2 cores" in line for line in lines)
+    specs, progress = calls[0]
+    assert len(calls) == 1 and specs[0] == reference_spec(load_study(path)) and len(specs) == 1 + 2 * 2 * 3
+    assert lines[0] == "compiling the engine for this machine, once"
+    progress("compiled 1/3")
+    assert lines[-1] == "compiled 1/3"
 
 
 AFTER_PRECOMPILE = """
@@ -115,6 +117,16 @@ def test_after_precompile_on_an_empty_cache_the_runs_compile_nothing(tmp_path):
     assert "compiled in the runs: []" in done.stdout
 
 
+def test_a_cache_that_takes_no_files_is_not_compiled_into_by_workers(tmp_path, monkeypatch):
+    """Compute nodes often have a read-only home: the workers' machine code could not reach the runs."""
+    import lgbench
+
+    (tmp_path / "file").write_text("")
+    monkeypatch.setattr(lgbench, "NUMBA_CACHE_DIR", str(tmp_path / "file" / "cache"))
+    specs = [RunSpec("heavy_top", "RV", "RK44", 1e-3, 1.0), RunSpec("heavy_top", "RV", "generalized-alpha", 1e-3, 1.0)]
+    assert precompile(specs, workers=2) == 0
+
+
 def test_a_second_parallel_compilation_waits_for_the_first(tmp_path, monkeypatch):
     """`make check-quick` starts two studies at once: the second compiles after the first, from its cache."""
     import lgbench
@@ -124,7 +136,8 @@ def test_a_second_parallel_compilation_waits_for_the_first(tmp_path, monkeypatch
     script = ("import lgbench, sys; from lgbench.runner.precompile import compile_lock\n"
               f"lgbench.NUMBA_CACHE_DIR = {str(tmp_path)!r}\n"
               "with compile_lock():\n    print('compiling', flush=True)\n")
-    with compile_lock():
+    with compile_lock() as shared:
+        assert shared
         second = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
                                   env={**os.environ, "PYTHONPATH": str(ROOT)})
         with pytest.raises(subprocess.TimeoutExpired):

@@ -20,7 +20,7 @@ from lgbench.runner.executors import Limits
 from lgbench.runner.provenance import METADATA, record_session, session_record
 from lgbench.runner.error_measures import MEASURES, quantity_outputs
 from lgbench.runner.grid import labelled_specs, reference_spec, run_id
-from lgbench.runner.precompile import compile_tasks, precompile, worker_budget
+from lgbench.runner.precompile import precompile
 from lgbench.runner.single_run import RunResult, RunSpec
 from lgbench.runner.study import Study, integrators, models
 from lgbench.store import FolderLock, ResultStore, atomic, result_folder
@@ -195,14 +195,10 @@ def _compile_if_cold(study: Study, pending: Iterable[RunSpec], executor: str, re
     notice = compile_notice()
     if not notice:
         return
-    specs = list(pending) if study.reference.exact else [reference_spec(study), *pending]
-    tasks = len(compile_tasks(specs))
-    workers = min(worker_budget(), tasks) if executor != "dask" else 1
-    if workers > 1:
-        notice += f"; {tasks} parts on {workers} cores"
     reporter.message(notice)
-    if workers > 1:
-        precompile(specs, workers, reporter.message)
+    if executor != "dask":
+        precompile(list(pending) if study.reference.exact else [reference_spec(study), *pending],
+                   progress=reporter.message)
 
 
 STUDY_COPY = "study.yaml"

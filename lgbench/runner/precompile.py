@@ -116,16 +116,22 @@ def precompile(specs: Iterable[RunSpec], workers: int | None = None,
                progress: Callable[[str], object] | None = None) -> int:
     """Compile, into the disk cache, every entry point that ``specs`` will call, ``workers`` tasks at a
     time (default: one per core); ``progress`` gets a line as each part is done. Returns the number of
-    worker processes used (0: one task or one core; the runs then compile as they go, as before)."""
+    worker processes used (0: one task, one core or a cache this process cannot write, which the
+    workers could not share either; the runs then compile as they go, as before)."""
     tasks = compile_tasks(specs)
     workers = min(worker_budget() if workers is None else workers, len(tasks))
     if workers < 2:
         return 0
-    context = multiprocessing.get_context("spawn")
-    with compile_lock(), context.Pool(workers, initializer=_worker_setup) as pool:
-        for number, (label, seconds) in enumerate(pool.imap_unordered(compile_task, tasks), start=1):
-            if progress is not None:
-                progress(f"compiled {number}/{len(tasks)}: {label} in {seconds:.0f} s")
+    with compile_lock() as shared:
+        if not shared:
+            return 0
+        if progress is not None:
+            progress(f"compiling in {len(tasks)} parts on {workers} cores")
+        context = multiprocessing.get_context("spawn")
+        with context.Pool(workers, initializer=_worker_setup) as pool:
+            for number, (label, seconds) in enumerate(pool.imap_unordered(compile_task, tasks), start=1):
+                if progress is not None:
+                    progress(f"compiled {number}/{len(tasks)}: {label} in {seconds:.0f} s")
     return workers
 
 
@@ -134,19 +140,20 @@ def compile_lock():
     """One parallel compilation per compile cache at a time: a second ``lgbench run`` started beside the
     first (``make check-quick`` starts two) waits, then finds what they share in the cache instead of
     compiling it again on the same cores. Advisory (``flock``), released when the process ends however
-    it ends; where there is no ``fcntl`` (Windows), no lock."""
+    it ends; where there is no ``fcntl`` (Windows), no lock. Yields whether the cache folder takes
+    files (a read-only one cannot pass compiled code from the workers to the runs)."""
     import lgbench
 
     try:
-        import fcntl
-    except ImportError:
-        yield
-        return
-    try:
         handle = open(Path(lgbench.NUMBA_CACHE_DIR) / "precompile.lock", "a")
-    except OSError:             # a read-only cache: numba compiles in memory, nothing to share
-        yield
+    except OSError:
+        yield False
         return
     with handle:
+        try:
+            import fcntl
+        except ImportError:
+            yield True
+            return
         fcntl.flock(handle, fcntl.LOCK_EX)
-        yield
+        yield True
