@@ -117,14 +117,18 @@ def test_after_precompile_on_an_empty_cache_the_runs_compile_nothing(tmp_path):
     assert "compiled in the runs: []" in done.stdout
 
 
-def test_a_cache_that_takes_no_files_is_not_compiled_into_by_workers(tmp_path, monkeypatch):
-    """Compute nodes often have a read-only home: the workers' machine code could not reach the runs."""
+@pytest.mark.parametrize("cache", ["file/cache", ""], ids=["unwritable", "numba_default"])
+def test_a_cache_that_takes_no_files_is_not_compiled_into_by_workers(tmp_path, monkeypatch, cache):
+    """Compute nodes often have a read-only home: the workers' machine code could not reach the runs.
+    Without a cache folder of lgbench's own (numba's default), no lock file lands in the working folder."""
     import lgbench
 
     (tmp_path / "file").write_text("")
-    monkeypatch.setattr(lgbench, "NUMBA_CACHE_DIR", str(tmp_path / "file" / "cache"))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(lgbench, "NUMBA_CACHE_DIR", str(tmp_path / cache) if cache else "")
     specs = [RunSpec("heavy_top", "RV", "RK44", 1e-3, 1.0), RunSpec("heavy_top", "RV", "generalized-alpha", 1e-3, 1.0)]
     assert precompile(specs, workers=2) == 0
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["file"]
 
 
 def test_a_second_parallel_compilation_waits_for_the_first(tmp_path, monkeypatch):

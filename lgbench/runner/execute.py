@@ -19,7 +19,7 @@ from lgbench.runner import executors, reference_cache, single_run
 from lgbench.runner.executors import Limits
 from lgbench.runner.provenance import METADATA, record_session, session_record
 from lgbench.runner.error_measures import MEASURES, quantity_outputs
-from lgbench.runner.grid import labelled_specs, reference_spec, run_id
+from lgbench.runner.grid import labelled_specs, reference_spec, run_id, study_specs
 from lgbench.runner.precompile import precompile
 from lgbench.runner.single_run import RunResult, RunSpec
 from lgbench.runner.study import Study, integrators, models
@@ -197,8 +197,7 @@ def _compile_if_cold(study: Study, pending: Iterable[RunSpec], executor: str, re
         return
     reporter.message(notice)
     if executor != "dask":
-        precompile(list(pending) if study.reference.exact else [reference_spec(study), *pending],
-                   progress=reporter.message)
+        precompile(study_specs(study, pending), progress=reporter.message)
 
 
 STUDY_COPY = "study.yaml"

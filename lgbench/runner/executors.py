@@ -66,14 +66,19 @@ def _die_with_parent() -> None:
             pass
 
 
-def _serve(connection) -> None:
-    """Worker process loop: receive (spec, samples, limits), send back ("ok", result) or ("input", text).
-
-    Ctrl-C is the parent's to handle (it kills its workers); a parent gone means a quiet exit."""
+def quiet_worker() -> None:
+    """Set up a worker process: Ctrl-C is the parent's to handle (it kills or terminates its workers),
+    and the worker dies with its parent (``_die_with_parent``)."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with_parent()
+
+
+def _serve(connection) -> None:
+    """Worker process loop: receive (spec, samples, limits), send back ("ok", result) or ("input", text);
+    a parent gone means a quiet exit."""
+    quiet_worker()
     while True:
         try:
             task = connection.recv()

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from lgbench.analysis.convergence import format_step
@@ -61,7 +61,8 @@ def reference_spec(study: Study) -> RunSpec:
                    as_items({**study.params, **reference.params}), as_items(reference.options))
 
 
-def study_specs(study: Study) -> list[RunSpec]:
-    """Every run of the study's grid and, unless the reference is exact, the reference run first."""
-    runs = [spec for spec, _ in labelled_specs(study)]
+def study_specs(study: Study, runs: Iterable[RunSpec] | None = None) -> list[RunSpec]:
+    """``runs`` (default: every run of the study's grid) and, unless the reference is exact, the
+    reference run first."""
+    runs = [spec for spec, _ in labelled_specs(study)] if runs is None else list(runs)
     return runs if study.reference.exact else [reference_spec(study), *runs]

@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import signal
 from collections.abc import Callable, Iterable
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
 from lgbench.exceptions import InputError
+from lgbench.runner.executors import quiet_worker
 from lgbench.runner.single_run import RunSpec
 from lgbench.runner.study import integrators
 
@@ -69,15 +69,6 @@ def worker_budget() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:
         return max(1, os.cpu_count() or 1)
-
-
-def _worker_setup() -> None:
-    """Ctrl-C is the parent's to handle (it terminates the pool); the kernel ends a worker whose
-    parent died (``executors._die_with_parent``)."""
-    from lgbench.runner.executors import _die_with_parent
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _die_with_parent()
 
 
 def task_label(task: Task) -> str:
@@ -128,7 +119,7 @@ def precompile(specs: Iterable[RunSpec], workers: int | None = None,
         if progress is not None:
             progress(f"compiling in {len(tasks)} parts on {workers} cores")
         context = multiprocessing.get_context("spawn")
-        with context.Pool(workers, initializer=_worker_setup) as pool:
+        with context.Pool(workers, initializer=quiet_worker) as pool:
             for number, (label, seconds) in enumerate(pool.imap_unordered(compile_task, tasks), start=1):
                 if progress is not None:
                     progress(f"compiled {number}/{len(tasks)}: {label} in {seconds:.0f} s")
@@ -144,6 +135,9 @@ def compile_lock():
     files (a read-only one cannot pass compiled code from the workers to the runs)."""
     import lgbench
 
+    if not lgbench.NUMBA_CACHE_DIR:     # numba's own default: caches beside the sources, nothing shared here
+        yield False
+        return
     try:
         handle = open(Path(lgbench.NUMBA_CACHE_DIR) / "precompile.lock", "a")
     except OSError:
