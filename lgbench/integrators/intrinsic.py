@@ -128,6 +128,13 @@ def _cross(a0, a1, a2, b0, b1, b2):
 
 
 @njit(inline="always")
+def _apply(M, x0, x1, x2):
+    """M x as a tuple (3x3 M)."""
+    return (M[0, 0] * x0 + M[0, 1] * x1 + M[0, 2] * x2, M[1, 0] * x0 + M[1, 1] * x1 + M[1, 2] * x2,
+            M[2, 0] * x0 + M[2, 1] * x1 + M[2, 2] * x2)
+
+
+@njit(inline="always")
 def _skew_entry(x0, x1, x2, a, b):
     """hat(x)[a, b]."""
     if a == b:
@@ -176,11 +183,11 @@ def transported_momentum(mass, inertia, Rs, us, Vf, z):
     for a in range(3):
         z[a] *= mass
     _rotate(inertia, Vf[3:6], z[3:6])
-    j0, j1, j2 = z[3], z[4], z[5]
     c0, c1, c2 = _cross(us[0], us[1], us[2], z[0], z[1], z[2])
-    z[3] = c0 + (Rs[0, 0] * j0 + Rs[0, 1] * j1 + Rs[0, 2] * j2)
-    z[4] = c1 + (Rs[1, 0] * j0 + Rs[1, 1] * j1 + Rs[1, 2] * j2)
-    z[5] = c2 + (Rs[2, 0] * j0 + Rs[2, 1] * j1 + Rs[2, 2] * j2)
+    r0, r1, r2 = _apply(Rs, z[3], z[4], z[5])
+    z[3] = c0 + r0
+    z[4] = c1 + r1
+    z[5] = c2 + r2
 
 
 @njit(cache=True)
@@ -203,15 +210,12 @@ def momentum_jacobian(mass, inertia, Rs, us, z, weight, J, r0, c0, own):
 
 
 @njit(inline="always")
-def _gyroscopic(mass, inertia, V, a):
-    """Entry a of -ad(V)^T M* V = [m omega x v, omega x J omega] (material form of paper 003 eq. 24)."""
-    if a < 3:
-        c = _cross(V[3], V[4], V[5], V[0], V[1], V[2])
-        return mass * c[a]
-    j0 = inertia[0, 0] * V[3] + inertia[0, 1] * V[4] + inertia[0, 2] * V[5]
-    j1 = inertia[1, 0] * V[3] + inertia[1, 1] * V[4] + inertia[1, 2] * V[5]
-    j2 = inertia[2, 0] * V[3] + inertia[2, 1] * V[4] + inertia[2, 2] * V[5]
-    return _cross(V[3], V[4], V[5], j0, j1, j2)[a - 3]
+def _gyroscopic(mass, inertia, V):
+    """-ad(V)^T M* V = [m omega x v, omega x J omega] as a 6-tuple (material form of paper 003 eq. 24)."""
+    c0, c1, c2 = _cross(V[3], V[4], V[5], V[0], V[1], V[2])
+    j0, j1, j2 = _apply(inertia, V[3], V[4], V[5])
+    g3, g4, g5 = _cross(V[3], V[4], V[5], j0, j1, j2)
+    return mass * c0, mass * c1, mass * c2, g3, g4, g5
 
 
 @njit(cache=True)
@@ -221,9 +225,10 @@ def initial_accelerations(sys, X, R, V, t, w, Vd):
     for i in range(sys.body_int.shape[0]):
         mass, inertia = w.mass[i], w.inertia[i]
         rhs = np.empty(3)
+        gyroscopic = _gyroscopic(mass, inertia, V[i])
         for a in range(3):
-            Vd[i, a] = (w.loads[i, a] - _gyroscopic(mass, inertia, V[i], a)) / mass
-            rhs[a] = w.loads[i, 3 + a] - _gyroscopic(mass, inertia, V[i], 3 + a)
+            Vd[i, a] = (w.loads[i, a] - gyroscopic[a]) / mass
+            rhs[a] = w.loads[i, 3 + a] - gyroscopic[3 + a]
         Vd[i, 3:6] = np.linalg.solve(inertia, rhs)
 
 
@@ -320,30 +325,28 @@ def _residual(it):
                 w.Q[k] = 0.5 * h * (Vi[i, k] + Vf[i, k])
             motion_increment_into(kind, w.Q, w.Rs[i, 0], w.us[i, 0])
             transported_momentum(mass, inertia, w.Rs[i, 0], w.us[i, 0], Vf[i], z[0])
+            J_omega = _apply(inertia, Vi[i, 3], Vi[i, 4], Vi[i, 5])
             for a in range(3):
                 r[a] = z[0, a] - mass * Vi[i, a] - h * w.loads[i, a]
-                J_omega = inertia[a, 0] * Vi[i, 3] + inertia[a, 1] * Vi[i, 4] + inertia[a, 2] * Vi[i, 5]
-                r[3 + a] = z[0, 3 + a] - J_omega - h * w.loads[i, 3 + a]
+                r[3 + a] = z[0, 3 + a] - J_omega[a] - h * w.loads[i, 3 + a]
         elif scheme == ENERGY_DECAYING:
             for k in range(6):
                 w.Q[k] = -h / 6.0 * (Vf[i, k] - Vj[i, k])
             motion_increment_into(kind, w.Q, w.Rs[i, 1], w.us[i, 1])
             transported_momentum(mass, inertia, w.Rs[i, 0], w.us[i, 0], Vf[i], z[0])
             transported_momentum(mass, inertia, w.Rs[i, 1], w.us[i, 1], Vj[i], z[1])
+            J_omega = _apply(inertia, Vi[i, 3], Vi[i, 4], Vi[i, 5])
             for k in range(6):
-                if k < 3:
-                    Mi = mass * Vi[i, k]
-                else:
-                    Mi = (inertia[k - 3, 0] * Vi[i, 3] + inertia[k - 3, 1] * Vi[i, 4]
-                          + inertia[k - 3, 2] * Vi[i, 5])
+                Mi = mass * Vi[i, k] if k < 3 else J_omega[k - 3]
                 r[k] = z[0, k] - Mi - 0.5 * h * (w.loads[i, k] + w.loads_i[i, k])
                 r[6 + k] = z[1, k] - Mi + h / 6.0 * (w.loads[i, k] - w.loads_i[i, k])
         else:
             Vdf = it.Vdf
+            gyroscopic = _gyroscopic(mass, inertia, Vf[i])
+            J_acc = _apply(inertia, Vdf[i, 3], Vdf[i, 4], Vdf[i, 5])
             for a in range(3):
-                r[a] = mass * Vdf[i, a] + _gyroscopic(mass, inertia, Vf[i], a) - w.loads[i, a]
-                J_acc = inertia[a, 0] * Vdf[i, 3] + inertia[a, 1] * Vdf[i, 4] + inertia[a, 2] * Vdf[i, 5]
-                r[3 + a] = J_acc + _gyroscopic(mass, inertia, Vf[i], 3 + a) - w.loads[i, 3 + a]
+                r[a] = mass * Vdf[i, a] + gyroscopic[a] - w.loads[i, a]
+                r[3 + a] = J_acc[a] + gyroscopic[3 + a] - w.loads[i, 3 + a]
         for k in range(r.shape[0]):
             s += r[k] * r[k]
     return math.sqrt(s)
@@ -368,9 +371,7 @@ def _factor(it):
             gp = _alpha_weight(it)
             V = it.Vf[i]
             # [[m (I + gp w~), -gp m v~], [0, J + gp (w~ J - (J w)~)]] (material form of eq. 24)
-            j0 = inertia[0, 0] * V[3] + inertia[0, 1] * V[4] + inertia[0, 2] * V[5]
-            j1 = inertia[1, 0] * V[3] + inertia[1, 1] * V[4] + inertia[1, 2] * V[5]
-            j2 = inertia[2, 0] * V[3] + inertia[2, 1] * V[4] + inertia[2, 2] * V[5]
+            j0, j1, j2 = _apply(inertia, V[3], V[4], V[5])
             for b in range(3):
                 c = _cross(V[3], V[4], V[5], inertia[0, b], inertia[1, b], inertia[2, b])
                 for a in range(3):
