@@ -1,10 +1,12 @@
 """The progress display of ``lgbench run``: one self-updating line on a terminal (runs done/total,
-current run, elapsed, ETA); in CI logs or pipes only the few messages (reference, skipped runs) and
-the summary, unless ``--verbose`` asks for a line per finished run. ``--quiet``: the summary only."""
+current run, elapsed, ETA; while the engine compiles, the elapsed seconds); in CI logs or pipes only
+the few messages (reference, compiled parts, skipped runs) and the summary, unless ``--verbose`` asks
+for a line per finished run. ``--quiet``: the summary only."""
 from __future__ import annotations
 
 import signal
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -50,22 +52,30 @@ class ProgressDisplay(Reporter):
         self.stored = 0
         self.quiet = quiet
         self.verbose = verbose and not quiet
-        self.live = not quiet and not verbose and self.stream.isatty()
+        self.in_place = not quiet and self.stream.isatty()
+        self.live = self.in_place and not verbose
         self.start = time.monotonic()
         self.width = 0
+        self.lock = threading.Lock()        # status() is also called from a clock thread
 
     def _line(self, text: str) -> None:
-        self._clear()
-        print(text, file=self.stream, flush=True)
+        with self.lock:
+            self._clear()
+            print(text, file=self.stream, flush=True)
 
     def _clear(self) -> None:
-        if self.live and self.width:
+        if self.width:
             self.stream.write("\r" + " " * self.width + "\r")
+            self.stream.flush()
             self.width = 0
 
     def message(self, text: str) -> None:
         if not self.quiet:
             self._line(text)
+
+    def status(self, text: str) -> None:
+        if self.in_place:
+            self._status(text)
 
     def started(self, total: int) -> None:
         self.start = time.monotonic()
@@ -82,10 +92,12 @@ class ProgressDisplay(Reporter):
             self._status(f"[{number}/{total}] {identifier}  elapsed {_clock(elapsed)}  ETA {_clock(eta)}")
 
     def _status(self, text: str) -> None:
-        self._clear()
-        self.stream.write(text)
-        self.stream.flush()
-        self.width = len(text)
+        with self.lock:
+            self._clear()
+            self.stream.write(text)
+            self.stream.flush()
+            self.width = len(text)
 
     def close(self) -> None:
-        self._clear()
+        with self.lock:
+            self._clear()

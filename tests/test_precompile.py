@@ -1,16 +1,22 @@
 """A cold compile cache is filled on every core before a study's runs: one single-step run per compile
 group, the consistent accelerations of the implicit families apart, the longest compile first."""
+import io
+import itertools
 import os
+import re
 import subprocess
 import sys
+import time
+from multiprocessing.pool import ThreadPool
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from test_cli import write_study
 from lgbench.runner import execute
 from lgbench.runner.grid import reference_spec, study_specs
-from lgbench.runner.precompile import RUN, START, compile_task, compile_tasks, precompile
+from lgbench.runner.precompile import RUN, START, compile_task, compile_tasks, precompile, task_label
 from lgbench.runner.single_run import RunSpec
 from lgbench.runner.study import load_study
 
@@ -71,7 +77,7 @@ def test_a_cold_cache_is_compiled_on_every_core_before_the_runs(tmp_path, monkey
     calls = []
     monkeypatch.setattr(execute, "compile_notice", lambda: "compiling the engine for this machine, once")
     monkeypatch.setattr(execute, "precompile",
-                        lambda specs, workers=None, progress=None: calls.append((list(specs), progress)))
+                        lambda specs, workers=None, progress=None, status=None: calls.append((list(specs), progress)))
     path = write_study(tmp_path, integrators=["RK44", "generalized-alpha"])
     lines = []
     execute.execute_study(load_study(path), tmp_path / "out", progress=lines.append)
@@ -148,3 +154,69 @@ def test_a_second_parallel_compilation_waits_for_the_first(tmp_path, monkeypatch
             second.communicate(timeout=3)
     output, _ = second.communicate(timeout=60)
     assert output == "compiling\n" and second.returncode == 0
+
+
+class Terminal(io.StringIO):
+    """What a terminal shows of the text written to it: carriage returns go back to the line's start."""
+
+    def isatty(self) -> bool:
+        return True
+
+    def screen(self) -> list[str]:
+        lines = []
+        for line in self.getvalue().split("\n"):
+            shown = ""
+            for part in line.split("\r"):
+                shown = part + shown[len(part):]
+            lines.append(shown.rstrip())
+        return lines
+
+
+class Pipe(io.StringIO):
+    def isatty(self) -> bool:
+        return False
+
+
+def sleeping_task(task):
+    time.sleep(0.25)
+    return task_label(task), 0.25
+
+
+def compile_quickly(monkeypatch, tmp_path, stream) -> None:
+    """precompile of three parts on two cores with the compile task replaced by a 0.25 s sleep in a thread
+    pool and a clock that ticks every 0.05 s and counts a second a tick, reporting to a ProgressDisplay on ``stream``."""
+    import lgbench
+    from lgbench.cli_progress import ProgressDisplay
+    from lgbench.runner import precompile as module
+
+    monkeypatch.setattr(lgbench, "NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(module, "compile_task", sleeping_task)
+    monkeypatch.setattr(module, "TICK_SECONDS", 0.05)
+    monkeypatch.setattr(module, "time", SimpleNamespace(monotonic=itertools.count().__next__))   # 1 s a tick
+    monkeypatch.setattr(module.multiprocessing, "get_context", lambda method: SimpleNamespace(
+        Pool=lambda workers, initializer: ThreadPool(workers)))
+    display = ProgressDisplay(stream=stream)
+    specs = [RunSpec("heavy_top", "RV", "RK44", 1e-3, 1.0), RunSpec("heavy_top", "RV", "generalized-alpha", 1e-3, 1.0)]
+    assert module.precompile(specs, workers=2, progress=display.message, status=display.status) == 2
+    display.close()
+
+
+def test_on_a_terminal_the_compile_time_counts_up_in_place_and_is_gone_before_each_line(tmp_path, monkeypatch):
+    terminal = Terminal()
+    compile_quickly(monkeypatch, tmp_path, terminal)
+    ticks = re.findall(r"compiling, (\d) of 3 parts done … (\d+) s", terminal.getvalue())
+    assert len(ticks) >= 8 and [int(seconds) for _, seconds in ticks] == list(range(1, len(ticks) + 1))
+    done = [int(parts) for parts, _ in ticks]
+    assert done == sorted(done) and done[0] == 0 and done[-1] == 2
+    screen = terminal.screen()
+    assert screen[0] == "compiling in 3 parts on 2 cores" and screen[-1] == ""
+    assert [line.split(":")[0] for line in screen[1:-1]] == ["compiled 1/3", "compiled 2/3", "compiled 3/3"]
+
+
+def test_in_a_log_or_pipe_compiling_prints_only_its_lines(tmp_path, monkeypatch):
+    pipe = Pipe()
+    compile_quickly(monkeypatch, tmp_path, pipe)
+    lines = pipe.getvalue().split("\n")
+    assert "\r" not in pipe.getvalue() and "… " not in pipe.getvalue()
+    assert lines[0] == "compiling in 3 parts on 2 cores" and lines[-1] == ""
+    assert [line.split(":")[0] for line in lines[1:-1]] == ["compiled 1/3", "compiled 2/3", "compiled 3/3"]

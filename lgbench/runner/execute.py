@@ -103,6 +103,10 @@ class Reporter:
     def message(self, text: str) -> None:
         """A line of information (reference, skipped runs)."""
 
+    def status(self, text: str) -> None:
+        """A passing line (the elapsed time of a compilation), shown in place on a terminal, nowhere
+        else; "" removes it."""
+
     def started(self, total: int) -> None:
         """``total`` runs are about to be computed."""
 
@@ -197,7 +201,7 @@ def _compile_if_cold(study: Study, pending: Iterable[RunSpec], executor: str, re
         return
     reporter.message(notice)
     if executor != "dask":
-        precompile(study_specs(study, pending), progress=reporter.message)
+        precompile(study_specs(study, pending), progress=reporter.message, status=reporter.status)
 
 
 STUDY_COPY = "study.yaml"

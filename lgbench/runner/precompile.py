@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Callable, Iterable
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -104,11 +106,13 @@ def compile_task(task: Task) -> tuple[str, float]:
 
 
 def precompile(specs: Iterable[RunSpec], workers: int | None = None,
-               progress: Callable[[str], object] | None = None) -> int:
+               progress: Callable[[str], object] | None = None,
+               status: Callable[[str], object] | None = None) -> int:
     """Compile, into the disk cache, every entry point that ``specs`` will call, ``workers`` tasks at a
-    time (default: one per core); ``progress`` gets a line as each part is done. Returns the number of
-    worker processes used (0: one task, one core or a cache this process cannot write, which the
-    workers could not share either; the runs then compile as they go, as before)."""
+    time (default: one per core); ``progress`` gets a line as each part is done, ``status`` (a line shown
+    in place, on a terminal) the elapsed time once a second in between and "" at the end. Returns the
+    number of worker processes used (0: one task, one core or a cache this process cannot write, which
+    the workers could not share either; the runs then compile as they go, as before)."""
     tasks = compile_tasks(specs)
     workers = min(worker_budget() if workers is None else workers, len(tasks))
     if workers < 2:
@@ -118,12 +122,45 @@ def precompile(specs: Iterable[RunSpec], workers: int | None = None,
             return 0
         if progress is not None:
             progress(f"compiling in {len(tasks)} parts on {workers} cores")
+        done = 0
         context = multiprocessing.get_context("spawn")
-        with context.Pool(workers, initializer=quiet_worker) as pool:
-            for number, (label, seconds) in enumerate(pool.imap_unordered(compile_task, tasks), start=1):
+        with context.Pool(workers, initializer=quiet_worker) as pool, \
+                ticking(status, lambda elapsed: f"  compiling, {done} of {len(tasks)} parts done … {elapsed:.0f} s"):
+            for label, seconds in pool.imap_unordered(compile_task, tasks):
+                done += 1
                 if progress is not None:
-                    progress(f"compiled {number}/{len(tasks)}: {label} in {seconds:.0f} s")
+                    progress(f"compiled {done}/{len(tasks)}: {label} in {seconds:.0f} s")
     return workers
+
+
+TICK_SECONDS = 1.0
+"""How often ``ticking`` updates its line."""
+
+
+@contextmanager
+def ticking(status: Callable[[str], object] | None, text: Callable[[float], str]) -> Iterator[None]:
+    """While the block runs, a background thread calls ``status(text(elapsed seconds))`` at once and then
+    every TICK_SECONDS; ``status("")`` when the block ends, however it ends. Nothing without ``status``."""
+    if status is None:
+        yield
+        return
+    started = time.monotonic()
+    stop = threading.Event()
+
+    def tick() -> None:
+        while True:
+            status(text(time.monotonic() - started))
+            if stop.wait(TICK_SECONDS):
+                return
+
+    thread = threading.Thread(target=tick, name="lgbench-compile-clock", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+        status("")
 
 
 @contextmanager
