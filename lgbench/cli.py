@@ -182,9 +182,7 @@ def check(results_dir: Annotated[Path, typer.Argument(metavar="RESULTS_DIR", hel
 
     study = load_study(study_file or results_dir / STUDY_COPY, profile)
     store = ResultStore(results_dir)
-    if not store.runs_path.exists():
-        raise InputError("no runs.csv here: not a result folder (run 'lgbench run STUDY.yaml' first)",
-                         file=str(results_dir))
+    store.require_runs()
     runs = read_frame(store.runs_path)
     errors = store.errors_frame()
     if not study.expectations:
@@ -222,6 +220,50 @@ def _write_junit(path: Path, name: str, results) -> None:
             failure.text = f"{name}: {result.expectation}: expected {result.expected}, observed {result.observed}"
     path.parent.mkdir(parents=True, exist_ok=True)
     ElementTree.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
+
+
+@app.command()
+def repair(results_dir: Annotated[Path, typer.Argument(metavar="RESULTS_DIR", help="Result folder of 'lgbench run'.")],
+           study_file: Annotated[Path | None, typer.Option("--study", help="Study file (default: the folder's study.yaml; "
+                                                          "needed if that copy is damaged).")] = None,
+           profile: Annotated[str | None, typer.Option(help="Profile of --study.")] = None,
+           dry_run: Annotated[bool, typer.Option("--dry-run", help="Only report the damage.")] = False,
+           wait: Annotated[bool, typer.Option("--wait", help="Wait while another lgbench process writes into "
+                                              "the folder (default: stop at once).")] = False):
+    """Repair a damaged result folder: drop its damaged rows, and the runs that lack error rows or series,
+    keeping a backup of each file changed; the next 'lgbench run' computes those runs again. One line per
+    problem; exit 0 once the folder is sound."""
+    from lgbench.runner.execute import STUDY_COPY, repair_results
+    from lgbench.runner.study import load_study
+    from lgbench.store import ResultStore, result_folder
+
+    results_dir = result_folder(results_dir, "RESULTS_DIR")
+    ResultStore(results_dir).require_runs()
+    copy = results_dir / STUDY_COPY
+    copy_problem = None if copy.exists() else "missing"
+    try:
+        copied = load_study(copy) if copy.exists() else None
+    except InputError as error:
+        copied, copy_problem = None, str(error).removeprefix(f"{copy}: ")
+    if study_file is None and copied is None:
+        raise InputError(f"{copy_problem}; give the study file with --study", file=str(copy))
+    study = load_study(study_file, profile) if study_file is not None else copied
+    findings = repair_results(study, results_dir, not dry_run, wait, copy_problem)
+    for finding in findings:
+        typer.echo(str(finding))
+    if not findings:
+        typer.echo(f"{results_dir}: no damage found")
+        return
+    if dry_run:
+        typer.echo(f"{results_dir}: {len(findings)} problem(s); 'lgbench repair {results_dir}' repairs them")
+        raise typer.Exit(1)
+    remaining = repair_results(study, results_dir, apply=False, wait=wait)
+    for finding in remaining:
+        typer.echo(f"still damaged: {finding}", err=True)
+    if remaining:
+        raise typer.Exit(1)
+    typer.echo(f"{results_dir}: {len(findings)} problem(s) repaired, backups kept beside the files; "
+               f"'lgbench run {copy} --out {results_dir}' computes the dropped runs again")
 
 
 @app.command()

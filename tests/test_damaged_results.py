@@ -1,18 +1,20 @@
 """Damaged result folders: every command ends with one line naming the file, the line and the
-problem (and how to repair); ``run --force`` repairs; resume recomputes runs whose error rows or
-series are missing; an invalid metadata.json is kept as a backup."""
+problem (and how to repair); ``lgbench repair`` drops what is damaged and ``run`` then computes it
+again, to the results of an undamaged folder; ``run --force`` repairs too; resume recomputes runs whose
+error rows or series are missing; an invalid metadata.json is kept as a backup."""
 import json
 import shutil
 
+import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
 from lgbench.cli import app
 from lgbench.runner.execute import execute_study
 from lgbench.runner.study import load_study
-from lgbench.store import read_frame
+from lgbench.store import read_frame, read_metadata
 
-from test_cli import write_study
+from test_cli import assert_one_line_input_error, write_study
 
 runner = CliRunner()
 EXPECTATION = [{"kind": "order", "method": "RV-RK44", "expected": 4, "tolerance": 10}]
@@ -67,6 +69,7 @@ def test_a_damaged_table_is_one_line_naming_file_line_and_repair(folder, damage,
     assert "Traceback" not in result.output
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and name.split("/")[-1] in lines[0] and fragment in lines[0] and "--force" in lines[0]
+    assert f"lgbench repair {out}" in lines[0]
 
 
 def test_a_damaged_series_table_names_its_line(folder):
@@ -129,3 +132,136 @@ def test_a_broken_study_copy_is_one_line(folder):
         result = runner.invoke(app, command)
         assert result.exit_code == 2 and "Traceback" not in result.output
         assert len(result.stderr.strip().splitlines()) == 1 and "study.yaml" in result.stderr
+
+
+def cut_short(path):
+    path.write_bytes(path.read_bytes()[:-7])
+
+
+REPAIRABLE = {
+    "invalid_utf8": "runs.csv: line 2: not UTF-8 text: row dropped",
+    "text_in_number": "runs.csv: line 3, column 'h': 'abc' is not a number: row dropped",
+    "short_row": "runs.csv: line 2 has 13 cells, the header 16: row dropped",
+    "long_row": "errors.csv: line 2 has 6 cells, the header 4: row dropped",
+    "renamed_header": "runs.csv: line 1: the header lacks the column(s) run_id: table set aside, it starts anew",
+    "text_error_value": "errors.csv: line 3, column 'value': 'big' is not a number: row dropped",
+    "cut_short_line": "errors.csv: line 3: cut short (an interrupted write): row dropped",
+    "error_row_missing": "runs.csv: 1 ok run(s) without error rows for com (norm_at_t_end) (RV-RK44-h1e-03)",
+    "errors_deleted": "runs.csv: 2 ok run(s) without error rows for com (norm_at_t_end) (RV-RK44-h1e-03, RV-RK44-h2e-03)",
+    "damaged_series": "series/RV-RK44-h1e-03.csv: line 3, column 't': 'x",
+    "series_deleted": "runs.csv: 1 ok run(s) without its series file (RV-RK44-h2e-03): dropped",
+    "damaged_reference": "reference.csv: line 2 has 3 cells, the header 24: set aside; the next run writes it again",
+    "damaged_reference_series": "series/reference.csv: line 1: the header lacks the column(s) t",
+    "invalid_metadata": "metadata.json: not valid provenance (JSON with a list of sessions): set aside as "
+                        "metadata.json.invalid-TIME, a new one started",
+}
+"""The first line ``lgbench repair`` prints for each damage of ``DAMAGES`` and ``MORE_DAMAGES``."""
+
+
+def cut_short(path):
+    path.write_bytes(path.read_bytes()[:-7])
+
+
+MORE_DAMAGES = {
+    "cut_short_line": ("errors.csv", cut_short),
+    "error_row_missing": ("errors.csv", lambda p: p.write_bytes(b"\n".join(p.read_bytes().split(b"\n")[:2] + [b""]))),
+    "errors_deleted": ("errors.csv", lambda p: p.unlink()),
+    "damaged_series": ("series/RV-RK44-h1e-03.csv", lambda p: replace_line(p, 3, lambda line: b"x" + line)),
+    "series_deleted": ("series/RV-RK44-h2e-03.csv", lambda p: p.unlink()),
+    "damaged_reference": ("reference.csv", lambda p: replace_line(p, 2, lambda line: line[:20])),
+    "damaged_reference_series": ("series/reference.csv", lambda p: replace_line(p, 1, lambda line: b"time")),
+    "invalid_metadata": ("metadata.json", lambda p: p.write_text("[1, 2]")),
+}
+TIMING = ["cpu_s", "us_per_step"]
+
+
+def contents(out):
+    """Everything a result folder holds but the timings: runs (by run id), errors, series, reference."""
+    runs = read_frame(out / "runs.csv").drop(columns=TIMING).sort_values("run_id").reset_index(drop=True)
+    errors = read_frame(out / "errors.csv").sort_values(["run_id", "quantity"]).reset_index(drop=True)
+    series = {path.name: path.read_text() for path in sorted((out / "series").glob("*.csv"))}
+    reference = read_frame(out / "reference.csv").drop(columns=TIMING)
+    return runs[sorted(runs.columns)], errors, series, reference
+
+
+@pytest.mark.parametrize("damage", list(REPAIRABLE))
+def test_repair_then_run_gives_the_results_of_an_undamaged_folder(pristine, folder, damage):
+    study, out = folder
+    name, apply = {**{key: value[:2] for key, value in DAMAGES.items()}, **MORE_DAMAGES}[damage]
+    apply(out / name)
+    repaired = runner.invoke(app, ["repair", str(out)])
+    assert repaired.exit_code == 0, repaired.output
+    lines = repaired.stdout.strip().splitlines()
+    assert "Traceback" not in repaired.output and lines[0].startswith(REPAIRABLE[damage])
+    assert lines[-1].endswith("computes the dropped runs again")
+    again = runner.invoke(app, ["repair", str(out)])
+    assert again.exit_code == 0 and again.stdout.strip() == f"{out}: no damage found"
+    resumed = runner.invoke(app, ["run", str(out / "study.yaml"), "--out", str(out)])
+    assert resumed.exit_code == 0, resumed.output
+    assert read_metadata(out / "metadata.json") is not None
+    for found, expected in zip(contents(out), contents(pristine[1])):
+        if isinstance(found, dict):
+            assert found == expected
+        else:
+            pd.testing.assert_frame_equal(found, expected)
+
+
+def test_repair_keeps_a_backup_of_each_damaged_file_and_says_what_it_did(folder):
+    _, out = folder
+    original = (out / "runs.csv").read_bytes()
+    replace_line(out / "runs.csv", 2, lambda line: line + b"\xff")
+    replace_line(out / "runs.csv", 3, lambda line: line + b",extra")
+    damaged_bytes = (out / "runs.csv").read_bytes()
+    result = runner.invoke(app, ["repair", str(out)])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[:3] == ["runs.csv: line 2: not UTF-8 text: row dropped",
+                         "runs.csv: line 3 has 17 cells, the header 16: row dropped",
+                         "errors.csv: 2 row(s) of run(s) without a row in runs.csv "
+                         "(RV-RK44-h1e-03, RV-RK44-h2e-03): dropped"]
+    backups = list(out.glob("runs.csv.damaged-*"))
+    assert len(backups) == 1 and backups[0].read_bytes() == damaged_bytes
+    assert len(list(out.glob("errors.csv.damaged-*"))) == 1
+    assert read_frame(out / "runs.csv").empty and original.split(b"\n")[0] == (out / "runs.csv").read_bytes().split(b"\n")[0]
+
+
+def test_a_dry_run_reports_and_changes_nothing(folder):
+    _, out = folder
+    DAMAGES["text_error_value"][1](out / "errors.csv")
+    def files():
+        return {path: path.read_bytes() for path in out.rglob("*") if path.is_file() and path.name != ".lgbench.lock"}
+
+    before = files()
+    result = runner.invoke(app, ["repair", str(out), "--dry-run"])
+    assert result.exit_code == 1 and "errors.csv: line 3, column 'value': 'big' is not a number" in result.stdout
+    assert files() == before
+
+
+def test_a_damaged_study_copy_needs_the_study_file_and_is_written_again_from_it(folder):
+    study, out = folder
+    (out / "study.yaml").write_text("name: [unclosed\n")
+    result = runner.invoke(app, ["repair", str(out)])
+    assert_one_line_input_error(result, "study.yaml", "give the study file with --study")
+    result = runner.invoke(app, ["repair", str(out), "--study", str(study)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("study.yaml: YAML syntax error") and "written again from" in result.stdout
+    assert list(out.glob("study.yaml.damaged-*")) and load_study(out / "study.yaml").name == "tiny"
+
+
+@pytest.mark.parametrize("target, fragment", [("missing", "no such folder"), ("empty", "not a result folder"),
+                                              ("file", "is a file, not a folder")])
+def test_repair_of_something_that_is_no_result_folder_is_one_line(tmp_path, target, fragment):
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "file").write_text("x")
+    result = runner.invoke(app, ["repair", str(tmp_path / target)])
+    assert_one_line_input_error(result, fragment)
+    assert not (tmp_path / "missing").exists()
+
+
+def test_repair_waits_for_no_writer_it_names_the_holder(folder):
+    from lgbench.store import FolderLock
+
+    _, out = folder
+    with FolderLock(out):
+        result = runner.invoke(app, ["repair", str(out)])
+    assert_one_line_input_error(result, "in use by another lgbench process", "--wait")

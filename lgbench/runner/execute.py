@@ -24,6 +24,8 @@ from lgbench.runner.precompile import precompile
 from lgbench.runner.single_run import RunResult, RunSpec
 from lgbench.runner.study import Study, integrators, models
 from lgbench.store import FolderLock, ResultStore, atomic, result_folder
+from lgbench.store.csv_store import backup_path, missing_parts
+from lgbench.store.repair import Finding, Needs, diagnose_and_repair
 
 Progress = Callable[[str], Any]
 
@@ -71,23 +73,17 @@ def _check_same_setup(stored: dict[str, dict[str, str]], specs: dict[str, RunSpe
                              "Use --force to recompute or another --out folder")
 
 
+def wanted_errors(study: Study) -> set[tuple[str, str]]:
+    """The (quantity, measure) pairs of errors.csv that every ok run of the study has."""
+    return {(request.quantity, request.label) for request in study.errors}
+
+
 def complete_runs(study: Study, store: ResultStore, stored: dict[str, dict[str, str]]) -> set[str]:
     """Run ids stored completely (``stored``: the rows of runs.csv by run id): a runs row, and for an
     ok run every error row the study asks for and (if the study records series) its series file. The
     others are computed again on resume."""
-    wanted = {(request.quantity, request.label) for request in study.errors}
-    recorded: dict[str, set[tuple[str, str]]] = {}
-    for row in store.errors():
-        recorded.setdefault(row["run_id"], set()).add((row["quantity"], row["measure"]))
-    complete = set()
-    for identifier, row in stored.items():
-        if row.get("status") == "ok":
-            if not wanted <= recorded.get(identifier, set()):
-                continue
-            if study.samples and not (store.series_directory / f"{identifier}.csv").exists():
-                continue
-        complete.add(identifier)
-    return complete
+    series = store.series_ids() if study.samples else None
+    return set(stored) - set(missing_parts(stored, store.errors(), wanted_errors(study), series))
 
 
 def _summary(result: RunResult, errors: list[dict[str, Any]]) -> str:
@@ -167,7 +163,7 @@ def _execute(study: Study, out_dir: Path, force: bool, reporter: Reporter, execu
         reporter.message(f"skipping {outcome.skipped} of {len(specs)} runs already in {store.runs_path}")
     store.directory.mkdir(parents=True, exist_ok=True)
     write_study_copy(study, out_dir, source)    # also when nothing is pending: figures, published values, checks
-    if not pending:
+    if not pending and reference_stored(study, store):
         return outcome
     workers = executors.worker_count(executor, jobs, address)
     backup = record_session(out_dir, study.name, session_record(executor, workers))
@@ -176,6 +172,8 @@ def _execute(study: Study, out_dir: Path, force: bool, reporter: Reporter, execu
     _compile_if_cold(study, pending.values(), executor, reporter)
     samples = study.samples
     reference = _reference(study, store, samples, reporter, use_cache)
+    if not pending:
+        return outcome
     reporter.started(len(pending))
     tasks = list(pending.items())
     for number, (identifier, result) in enumerate(
@@ -193,6 +191,12 @@ def _execute(study: Study, out_dir: Path, force: bool, reporter: Reporter, execu
     return outcome
 
 
+def reference_stored(study: Study, store: ResultStore) -> bool:
+    """Whether the folder keeps the reference's row (and its series, if the study records series)."""
+    series = store.series_directory / "reference.csv"
+    return store.reference_path.exists() and (not study.samples or series.exists())
+
+
 def _compile_if_cold(study: Study, pending: Iterable[RunSpec], executor: str, reporter: Reporter) -> None:
     """On an empty compile cache, say so and compile what the runs need on every core first
     (``precompile``); the Dask executor's workers compile on their own machines."""
@@ -202,6 +206,25 @@ def _compile_if_cold(study: Study, pending: Iterable[RunSpec], executor: str, re
     reporter.message(notice)
     if executor != "dask":
         precompile(study_specs(study, pending), progress=reporter.message, status=reporter.status)
+
+
+def repair_results(study: Study, out_dir: Path, apply: bool = True, wait: bool = False,
+                   copy_problem: str | None = None) -> list[Finding]:
+    """Find (and with ``apply`` repair) the damage in the result folder ``out_dir`` of ``study``, holding
+    its lock: ``store.repair.diagnose_and_repair`` with what the study asks of each run. ``copy_problem``
+    says what is wrong with the folder's study copy, which is then set aside and written from ``study``."""
+    needs = Needs(study.name, {run_id(spec, label) for spec, label in labelled_specs(study)}, wanted_errors(study),
+                  bool(study.samples))
+    with FolderLock(out_dir, wait):
+        findings = diagnose_and_repair(out_dir, needs, apply)
+        if copy_problem is not None:
+            findings.insert(0, Finding(STUDY_COPY, copy_problem, "set aside, written again from the study file"))
+            copy = out_dir / STUDY_COPY
+            if apply and copy.exists():
+                copy.replace(backup_path(copy))
+            if apply:
+                write_study_copy(study, out_dir)
+    return findings
 
 
 STUDY_COPY = "study.yaml"

@@ -8,6 +8,7 @@ by the first row; a later row with new columns rewrites the file once (temporary
 from __future__ import annotations
 
 import csv
+import datetime
 import io
 import os
 from collections.abc import Iterable, Mapping
@@ -129,12 +130,40 @@ def append_rows(path: str | Path, rows: list[Mapping[str, Any]],
         os.close(descriptor)
 
 
-def _set_aside(path: Path) -> Path:
-    import datetime
+def backup_path(path: Path, kind: str = "damaged") -> Path:
+    """A free name for a backup of ``path``: ``NAME.KIND-TIME`` (``-2``, ``-3``, ... if taken)."""
+    stem = f"{path.name}.{kind}-{datetime.datetime.now():%Y%m%dT%H%M%S}"
+    backup, number = path.with_name(stem), 1
+    while backup.exists():
+        number += 1
+        backup = path.with_name(f"{stem}-{number}")
+    return backup
 
-    backup = path.with_name(f"{path.name}.damaged-{datetime.datetime.now():%Y%m%dT%H%M%S}")
+
+def _set_aside(path: Path) -> Path:
+    backup = backup_path(path)
     os.replace(path, backup)
     return backup
+
+
+def missing_parts(runs: Mapping[str, Mapping[str, str]], errors: Iterable[Mapping[str, str]],
+                  wanted: set[tuple[str, str]], series: set[str] | None) -> dict[str, str]:
+    """What each ok run of ``runs`` (rows by run id) lacks: error rows for the ``wanted`` (quantity,
+    measure) pairs among ``errors``, or, when ``series`` (the run ids that have a series file) is given,
+    its series file. Runs that lack nothing are left out."""
+    recorded: dict[str, set[tuple[str, str]]] = {}
+    for row in errors:
+        recorded.setdefault(row["run_id"], set()).add((row["quantity"], row["measure"]))
+    missing = {}
+    for identifier, row in runs.items():
+        if row.get("status") != "ok":
+            continue
+        lacking = sorted(wanted - recorded.get(identifier, set()))
+        if lacking:
+            missing[identifier] = "error rows for " + ", ".join(f"{q} ({m})" for q, m in lacking)
+        elif series is not None and identifier not in series:
+            missing[identifier] = "its series file"
+    return missing
 
 
 class ResultStore:
@@ -157,14 +186,22 @@ class ResultStore:
     def errors(self) -> list[dict[str, str]]:
         return read_rows(self.errors_path)
 
+    def require_runs(self) -> None:
+        """One-line InputError unless the folder is a result folder (it has a runs.csv)."""
+        from lgbench.exceptions import InputError
+
+        if not self.directory.is_dir():
+            raise InputError("no such folder", file=str(self.directory))
+        if not self.runs_path.exists():
+            raise InputError("no runs.csv here: not a result folder (run 'lgbench run STUDY.yaml' first)",
+                             file=str(self.directory))
+
     def runs_frame(self):
         """runs.csv as a DataFrame, one row per run_id (the last wins); one-line InputError if the
         folder has no runs.csv or no complete row yet."""
         from lgbench.exceptions import InputError
 
-        if not self.runs_path.exists():
-            raise InputError("no runs.csv here: not a result folder (run 'lgbench run STUDY.yaml' first)",
-                             file=str(self.directory))
+        self.require_runs()
         runs = read_frame(self.runs_path)
         if runs.empty:
             raise InputError("runs.csv has no complete rows yet", file=str(self.runs_path))
@@ -181,6 +218,10 @@ class ResultStore:
     def finished_runs(self) -> dict[str, dict[str, str]]:
         """Rows of runs.csv by run_id (the last row wins)."""
         return {row["run_id"]: row for row in self.runs()}
+
+    def series_ids(self) -> set[str]:
+        """The run ids that have a series file."""
+        return {path.stem for path in self.series_directory.glob("*.csv")}
 
     def record(self, run_row: Mapping[str, Any], error_rows: list[Mapping[str, Any]]) -> None:
         """Store one finished run: its error rows first, then its runs row, which marks it done.

@@ -1,11 +1,12 @@
 """The shape every table of a result folder must have, checked whenever one is read: UTF-8 text,
 every row as long as the header, the columns a reader needs, numbers where numbers belong. A
-damaged table is one line naming the file, the line and the problem, and how to repair it."""
+damaged table is one line naming the file, the line and the problem, and how to repair it;
+``inspect_table`` finds every problem of a table at once, for ``lgbench repair``."""
 from __future__ import annotations
 
 import csv
-import io
 import math
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from lgbench.exceptions import InputError
@@ -19,7 +20,15 @@ REQUIRED = {"runs.csv": ["run_id", "formulation", "integrator", "h", "status"],
             "reference.csv": ["run_id", "status"]}
 """Columns each table must have, by file name (series tables need ``t``)."""
 
-REPAIR = "repair: run the study again with --force (the damaged file is kept as a backup), or fix that line"
+
+def result_directory(path: Path) -> Path:
+    """The result folder a table belongs to (series tables sit in its ``series/``)."""
+    return path.parent.parent if path.parent.name == "series" else path.parent
+
+
+def repair_advice(path: Path) -> str:
+    return (f"repair: lgbench repair {result_directory(path)} (drops the damaged rows, keeps a backup; the next "
+            "run computes them again), or run the study again with --force")
 
 
 class DamagedTable(InputError):
@@ -27,38 +36,87 @@ class DamagedTable(InputError):
 
 
 def damaged(path: Path, problem: str) -> DamagedTable:
-    return DamagedTable(f"{problem}; {REPAIR}", file=str(path))
+    return DamagedTable(f"{problem}; {repair_advice(path)}", file=str(path))
 
 
-def checked_rows(path: Path, text: str | bytes) -> tuple[list[str], list[list[str]]]:
-    """Header and rows of the table in ``path`` (its complete lines ``text``), or DamagedTable."""
-    if isinstance(text, bytes):
+@dataclass
+class TableCheck:
+    """What ``inspect_table`` found: the header, the sound rows with their line numbers, and the problems
+    (line number, text). A damaged header (``header_damaged``) spoils every row; a damaged row only itself."""
+
+    header: list[str] = field(default_factory=list)
+    rows: list[tuple[int, list[str]]] = field(default_factory=list)
+    problems: list[tuple[int, str]] = field(default_factory=list)
+    header_damaged: bool = False
+
+
+def inspect_table(path: Path, data: bytes) -> TableCheck:
+    """Every problem of the table in ``path`` whose complete lines are ``data``. lgbench writes one row
+    per line (``csv_store._cell``), so each line is decoded and read on its own: a line that is not UTF-8
+    or has unbalanced quotes is a damaged row, as is one with the wrong number of cells or text in a
+    column of numbers."""
+    found = TableCheck()
+    lines = data.split(b"\n")[:-1] if data else []
+    texts = []
+    for number, raw in enumerate(lines, start=1):
         try:
-            text = text.decode("utf-8")
-        except UnicodeDecodeError as error:
-            line = text[: error.start].count(b"\n") + 1
-            raise damaged(path, f"line {line}: not UTF-8 text") from None
-    if not text:
-        return [], []
-    try:
-        lines = list(csv.reader(io.StringIO(text)))
-    except csv.Error as error:
-        raise damaged(path, f"not a CSV table ({error})") from None
-    header, rows = lines[0], lines[1:]
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            found.problems.append((number, f"line {number}: not UTF-8 text"))
+            continue
+        if text.count('"') % 2:
+            found.problems.append((number, f"line {number}: unbalanced quotes"))
+            continue
+        texts.append((number, text))
+    if not lines:
+        return found
+    if found.problems and found.problems[0][0] == 1:
+        found.header_damaged = True
+        return found
+    found.header = next(csv.reader([texts[0][1]]), [])
+    header_problem = _header_problem(path, found.header)
+    if header_problem:
+        found.header_damaged = True
+        found.problems.insert(0, (1, f"line 1: {header_problem}"))
+        return found
+    numeric = [(index, name) for index, name in enumerate(found.header) if name not in TEXT_COLUMNS]
+    for number, text in texts[1:]:
+        row = next(csv.reader([text]), [])
+        problem = _row_problem(row, found.header, numeric)
+        if problem:
+            found.problems.append((number, f"line {number}{problem}"))
+        else:
+            found.rows.append((number, row))
+    found.problems.sort()
+    return found
+
+
+def _header_problem(path: Path, header: list[str]) -> str:
     required = ["t"] if path.parent.name == "series" else REQUIRED.get(path.name, [])
     missing = [column for column in required if column not in header]
     if missing:
-        raise damaged(path, f"line 1: the header lacks the column(s) {', '.join(missing)}")
+        return f"the header lacks the column(s) {', '.join(missing)}"
     if len(set(header)) != len(header):
-        raise damaged(path, "line 1: the header names a column twice")
-    numeric = [(index, name) for index, name in enumerate(header) if name not in TEXT_COLUMNS]
-    for number, row in enumerate(rows, start=2):
-        if len(row) != len(header):
-            raise damaged(path, f"line {number} has {len(row)} cells, the header {len(header)}")
-        for index, name in numeric:
-            if row[index] and not _number(row[index]):
-                raise damaged(path, f"line {number}, column '{name}': '{row[index][:30]}' is not a number")
-    return header, rows
+        return "the header names a column twice"
+    return ""
+
+
+def _row_problem(row: list[str], header: list[str], numeric: list[tuple[int, str]]) -> str:
+    if len(row) != len(header):
+        return f" has {len(row)} cells, the header {len(header)}"
+    for index, name in numeric:
+        if row[index] and not _number(row[index]):
+            return f", column '{name}': '{row[index][:30]}' is not a number"
+    return ""
+
+
+def checked_rows(path: Path, data: bytes) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the table in ``path`` (its complete lines ``data``), or DamagedTable naming
+    the first problem."""
+    found = inspect_table(path, data)
+    if found.problems:
+        raise damaged(path, found.problems[0][1])
+    return found.header, [row for _, row in found.rows]
 
 
 def _number(cell: str) -> bool:
