@@ -16,7 +16,7 @@ from lgbench.mbs.chain import chain_accelerations
 from lgbench.mbs.codes import FREE, F_TYPE, OK, RXYZ, SE3, SINGULAR_PARAMETERISATION
 from lgbench.mbs.coordinate_update import rigid_kinematic_rates, rigid_stage_coordinates
 from lgbench.mbs.dense import cross, lu_factor, lu_solve, mat3t_vec
-from lgbench.mbs.loads import applied_loads, elementary_loads, is_elementary_load
+from lgbench.mbs.loads import applied_loads, elementary_loads, inertia_apply, is_elementary_load
 from lgbench.mbs.pose import _vec3, rotation_start
 from lgbench.mbs.system import B_FORM, B_INERTIA, B_INERTIA_INV, B_KIND, B_MASS, B_QSTART, B_VSTART
 
@@ -57,10 +57,7 @@ def accelerations(sys, q, v, t, force, torque, a):
 def euler_moment(body_real, i, torque, o0, o1, o2):
     """tau - omega x J omega of body i (right-hand side of Euler's equations, paper 000 eq. 11) as a
     tuple, for the body angular velocity omega = (o0, o1, o2) and the body-frame torque torque[i]."""
-    J = B_INERTIA
-    h0 = body_real[i, J] * o0 + body_real[i, J + 1] * o1 + body_real[i, J + 2] * o2
-    h1 = body_real[i, J + 3] * o0 + body_real[i, J + 4] * o1 + body_real[i, J + 5] * o2
-    h2 = body_real[i, J + 6] * o0 + body_real[i, J + 7] * o1 + body_real[i, J + 8] * o2
+    h0, h1, h2 = inertia_apply(body_real, i, (o0, o1, o2))
     return (torque[i, 0] - (o1 * h2 - o2 * h1), torque[i, 1] - (o2 * h0 - o0 * h2),
             torque[i, 2] - (o0 * h1 - o1 * h0))
 

@@ -1,15 +1,15 @@
 """Applied loads per body: forces (global, at the reference point) and torques (body frame).
 
-``elementary_loads`` evaluates gravity, constant torques and point spring-dampers without
-allocating (the hot path of every integrator); ``other_load`` the elements that need matrices
-(PD joint controllers with their set-point trajectories, ramped torques, the EP norm-rate torque of
-paper 004 eq. 9, the manufactured loads of paper 003). Parameters are read by the column names of
-lgbench/mbs/system.py.
+``elementary_loads`` evaluates gravity, constant torques and point spring-dampers (the hot path of
+every integrator, also on the cached rotations of ``rigid_stage_coordinates``); ``other_load`` the
+rest: PD joint controllers with their set-point trajectories, ramped torques, the EP norm-rate
+torque of paper 004 eq. 9, the manufactured loads of paper 003. All but the manufactured loads (a
+function of time only) allocate nothing. Parameters are read by the column names of
+lgbench/mbs/codes.py.
 """
 import math
 
 from numba import njit
-import numpy as np
 
 from lgbench.lie.euler_parameters import rotation_ep_transpose_apply
 from lgbench.mbs.codes import (
@@ -18,11 +18,11 @@ from lgbench.mbs.codes import (
     POINT_SPRING_DAMPER, RAMP_BODY_TORQUE, RAMP_TIME, RV, SE3, SPRING_BODY_POINT, SPRING_DAMPING, SPRING_GROUND_POINT,
     SPRING_STIFFNESS, TORQUE,
 )
-from lgbench.mbs.dense import cross, mat3_vec, mat3t_vec
+from lgbench.mbs.dense import mat3t_vec
 from lgbench.mbs.manufactured import manufactured_load
 from lgbench.mbs.pose import (
-    _rot_start, _vec3, angular_velocity, body_angular_velocity, body_pose, body_state, from_body_frame, rotation_matrix,
-    rotation_size, rotation_start, to_body_frame,
+    _rot_start, _vec3, body_angular_velocity, from_body_frame, rotation_matrix, rotation_size, rotation_start,
+    to_body_frame,
 )
 from lgbench.mbs.system import B_COM, B_FORM, B_INERTIA, B_KIND, B_MASS, B_QSTART, B_VSTART, GROUND
 from lgbench.mbs.trajectories import prescribed_motion
@@ -136,38 +136,52 @@ def applied_loads(sys, q, v, t, force, torque):
 
 @njit(cache=True)
 def other_load(sys, k, q, v, t, force, torque):
-    """Force element k of the types that need matrices (PD controllers, springs, ramps, manufactured
-    loads); kept out of ``applied_loads`` so that its frame stays small for gravity and torques."""
+    """Force element k of the types ``elementary_loads`` leaves out (PD controllers, ramped torques, the EP
+    norm-rate torque, manufactured loads); kept out of ``applied_loads`` so that its frame stays small
+    for gravity and torques. Allocation-free except for the manufactured loads (functions of time only)."""
     ftype = sys.force_int[k, F_TYPE]
     i = sys.force_int[k, F_BODY]
     p = sys.force_real[k]
     form = sys.body_int[i, B_FORM]
-    qr, _ = _rot_start(sys, i)
-    r = q[qr:qr + rotation_size(form)]
+    qr, vr = _rot_start(sys, i)
     if ftype == JOINT_PD:
-        R = rotation_matrix(form, r)
-        other = sys.force_int[k, F_OTHER]
         tau, axis = joint_pd_torque(sys, k, q, v, t)
-        torque[i] += mat3t_vec(R, tau * axis)
+        _add_body_torque(torque, i, to_body_frame(form, q, qr, (tau * axis[0], tau * axis[1], tau * axis[2])), 1.0)
+        other = sys.force_int[k, F_OTHER]
         if other != GROUND:
-            R1, _ = body_pose(sys, other, q)
-            torque[other] -= mat3t_vec(R1, tau * axis)
+            other_qr, _ = _rot_start(sys, other)
+            _add_body_torque(torque, other, to_body_frame(sys.body_int[other, B_FORM], q, other_qr,
+                                                          (tau * axis[0], tau * axis[1], tau * axis[2])), -1.0)
     elif ftype == RAMP_BODY_TORQUE:
         factor = 1.0 if p[RAMP_TIME] <= 0.0 else min(t / p[RAMP_TIME], 1.0)
-        torque[i] += factor * p[TORQUE:TORQUE + 3]
+        _add_body_torque(torque, i, (p[TORQUE], p[TORQUE + 1], p[TORQUE + 2]), factor)
     elif ftype == EP_NORM_RATE_TORQUE and form == EP:
-        _, vr = _rot_start(sys, i)
-        e = q[qr:qr + 4]
-        e_rate = v[vr:vr + 4]
-        J = sys.body_real[i, B_INERTIA:B_INERTIA + 9].reshape(3, 3)
-        norm_rate = e[0] * e_rate[0] + e[1] * e_rate[1] + e[2] * e_rate[2] + e[3] * e_rate[3]
-        torque[i] -= 2.0 * norm_rate * mat3_vec(J, angular_velocity(form, e, e_rate))
+        norm_rate = q[qr] * v[vr] + q[qr + 1] * v[vr + 1] + q[qr + 2] * v[vr + 2] + q[qr + 3] * v[vr + 3]
+        omega = body_angular_velocity(form, q, qr, v, vr)
+        _add_body_torque(torque, i, inertia_apply(sys.body_real, i, omega), -2.0 * norm_rate)
     elif ftype == MANUFACTURED_LOAD:
-        R = rotation_matrix(form, r)
+        R = rotation_matrix(form, q[qr:qr + rotation_size(form)])
         f, couple = manufactured_load(sys.body_real[i, B_MASS],
                                       sys.body_real[i, B_INERTIA:B_INERTIA + 9].reshape(3, 3), p, t)
         force[i] += f
         torque[i] += mat3t_vec(R, couple)
+
+
+@njit(inline="always")
+def _add_body_torque(torque, i, x, factor):
+    """torque[i] += factor * x for a 3-tuple x."""
+    torque[i, 0] += factor * x[0]
+    torque[i, 1] += factor * x[1]
+    torque[i, 2] += factor * x[2]
+
+
+@njit(inline="always")
+def inertia_apply(body_real, i, x):
+    """J x of body i (its inertia about the reference point, body frame) as a tuple."""
+    J = B_INERTIA
+    return (body_real[i, J] * x[0] + body_real[i, J + 1] * x[1] + body_real[i, J + 2] * x[2],
+            body_real[i, J + 3] * x[0] + body_real[i, J + 4] * x[1] + body_real[i, J + 5] * x[2],
+            body_real[i, J + 6] * x[0] + body_real[i, J + 7] * x[1] + body_real[i, J + 8] * x[2])
 
 
 @njit(cache=True)
@@ -175,34 +189,55 @@ def _wrap(angle):
     return math.atan2(math.sin(angle), math.cos(angle))
 
 
+@njit(inline="always")
+def _global_vector(sys, body, q, x):
+    """R x for the body-frame vector x of ``body`` (x itself for the ground), as a tuple."""
+    if body == GROUND:
+        return x
+    qr, _ = _rot_start(sys, body)
+    return from_body_frame(sys.body_int[body, B_FORM], q, qr, x)
+
+
+@njit(inline="always")
+def _global_angular_velocity(sys, body, q, v):
+    """R omega of ``body`` (zero for the ground), as a tuple."""
+    if body == GROUND:
+        return 0.0, 0.0, 0.0
+    form = sys.body_int[body, B_FORM]
+    qr, vr = _rot_start(sys, body)
+    return from_body_frame(form, q, qr, body_angular_velocity(form, q, qr, v, vr))
+
+
+@njit(inline="always")
+def _dot3(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
 @njit(cache=True)
 def joint_angle(sys, k, q, v, t):
-    """(phi, phi', global axis) of the revolute joint of force element k (a JOINT_PD row).
+    """(phi, phi', global axis as a tuple) of the revolute joint of force element k (a JOINT_PD row).
 
     phi is measured from reference 1 to reference 2 about the axis, continued from the set-point
-    phi_d(t) (phi = phi_d + wrap(phi_measured - phi_d)), so it does not jump by 2 pi.
+    phi_d(t) (phi = phi_d + wrap(phi_measured - phi_d)), so it does not jump by 2 pi. No allocation.
     """
     p = sys.force_real[k]
     body = sys.force_int[k, F_BODY]
     other = sys.force_int[k, F_OTHER]
-    R2, _, _, omega2 = body_state(sys, body, q, v)
-    if other == GROUND:
-        R1 = np.eye(3)
-        omega1 = np.zeros(3)
-    else:
-        R1, _, _, omega1 = body_state(sys, other, q, v)
-    axis = mat3_vec(R1, p[PD_AXIS:PD_AXIS + 3])
-    e1 = mat3_vec(R1, p[PD_REFERENCE1:PD_REFERENCE1 + 3])
-    e2 = mat3_vec(R2, p[PD_REFERENCE2:PD_REFERENCE2 + 3])
-    measured = math.atan2(axis @ cross(e1, e2), e1 @ e2)
+    axis = _global_vector(sys, other, q, (p[PD_AXIS], p[PD_AXIS + 1], p[PD_AXIS + 2]))
+    e1 = _global_vector(sys, other, q, (p[PD_REFERENCE1], p[PD_REFERENCE1 + 1], p[PD_REFERENCE1 + 2]))
+    e2 = _global_vector(sys, body, q, (p[PD_REFERENCE2], p[PD_REFERENCE2 + 1], p[PD_REFERENCE2 + 2]))
+    normal = (e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0])
+    measured = math.atan2(_dot3(axis, normal), _dot3(e1, e2))
     phi_d, _, _ = setpoint(p, t)
-    rate = axis @ (mat3_vec(R2, omega2) - mat3_vec(R1, omega1))
+    omega2 = _global_angular_velocity(sys, body, q, v)
+    omega1 = _global_angular_velocity(sys, other, q, v)
+    rate = _dot3(axis, (omega2[0] - omega1[0], omega2[1] - omega1[1], omega2[2] - omega1[2]))
     return phi_d + _wrap(measured - phi_d), rate, axis
 
 
 @njit(cache=True)
 def joint_pd_torque(sys, k, q, v, t):
-    """(torque about the axis on body 2, global axis) of the JOINT_PD force element k."""
+    """(torque about the axis on body 2, global axis as a tuple) of the JOINT_PD force element k."""
     p = sys.force_real[k]
     phi, rate, axis = joint_angle(sys, k, q, v, t)
     phi_d, rate_d, _ = setpoint(p, t)
@@ -214,4 +249,3 @@ def setpoint(p, t):
     """(phi_d, phi_d', phi_d'') of the set-point trajectory of a JOINT_PD force element with parameters p."""
     s = PD_SETPOINT
     return prescribed_motion(int(p[PD_SETPOINT_KIND]), p[s], p[s + 1], p[s + 2], t)
-
