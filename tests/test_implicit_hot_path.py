@@ -146,10 +146,13 @@ from lgbench.models import MODELS
 
 newton = sys.argv[1]
 out = {}
-for model, formulation, integrator in (("heavy_top", "RV", "ga"), ("heavy_top", "EP", "ga"),
-                                       ("heavy_top", "Rxyz", "ga"), ("heavy_top_constrained", "RV", "ga"),
-                                       ("heavy_top_constrained", "EP", "ga"), ("heavy_top", "EP", "hht")):
-    built = MODELS[model].build(formulation, MODELS[model].defaults)
+for model, formulation, integrator, params in (
+        ("heavy_top", "RV", "ga", {}), ("heavy_top", "EP", "ga", {}), ("heavy_top", "Rxyz", "ga", {}),
+        ("heavy_top_constrained", "RV", "ga", {}), ("heavy_top_constrained", "EP", "ga", {}),
+        ("heavy_top", "EP", "hht", {}),
+        ("puma560", "RV", "ga", {}), ("puma560", "EP", "ga", {}), ("puma560", "Rxyz", "ga", {}),
+        ("v8_crank", "RV", "ga", {}), ("spinning_body", "EP", "hht", {"eq9_form": True})):
+    built = MODELS[model].build(formulation, {**MODELS[model].defaults, **params})
     system = built.system
     nq, nv, nc = (int(x) for x in system.sizes)
     options = {"newton": newton}
@@ -183,8 +186,10 @@ print(json.dumps(out))
 @pytest.mark.parametrize("newton", ["full", "modified"])
 def test_implicit_step_allocates_nothing(newton):
     """NRT allocation count of a whole run is the same for 10 and 1000 steps (only the setup allocates):
-    generalized-alpha on the heavy top (RV, EP, Rxyz) and the constrained heavy top (RV, EP), HHT
-    (modified, EP) on the heavy top. The first 10-step run compiles or loads the kernels."""
+    generalized-alpha on the heavy top (RV, EP, Rxyz), the constrained heavy top (RV, EP), the Puma 560
+    (RV, EP, Rxyz: PD joint controllers) and the V8 crank drive (ramped torque), HHT (modified, EP) on the
+    heavy top and on the spinning body with the norm-rate torque of paper 004 eq. 9. The first 10-step run
+    compiles or loads the kernels."""
     env = dict(os.environ, NUMBA_NRT_STATS="1", PYTHONPATH=str(ROOT))
     run = subprocess.run([sys.executable, "-c", ALLOCATIONS, newton], env=env, capture_output=True, text=True,
                          timeout=1500, cwd=ROOT)
