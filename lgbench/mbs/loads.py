@@ -18,6 +18,7 @@ from lgbench.mbs.codes import (
     POINT_SPRING_DAMPER, RAMP_BODY_TORQUE, RAMP_TIME, RV, SE3, SPRING_BODY_POINT, SPRING_DAMPING, SPRING_GROUND_POINT,
     SPRING_STIFFNESS, TORQUE,
 )
+from lgbench.mbs.constraints import _body_rotation, _cross3, _dot3, _rotate, _rotate_back
 from lgbench.mbs.dense import mat3t_vec
 from lgbench.mbs.manufactured import manufactured_load
 from lgbench.mbs.pose import (
@@ -146,12 +147,11 @@ def other_load(sys, k, q, v, t, force, torque):
     qr, vr = _rot_start(sys, i)
     if ftype == JOINT_PD:
         tau, axis = joint_pd_torque(sys, k, q, v, t)
-        _add_body_torque(torque, i, to_body_frame(form, q, qr, (tau * axis[0], tau * axis[1], tau * axis[2])), 1.0)
+        tau_axis = (tau * axis[0], tau * axis[1], tau * axis[2])
+        _add_body_torque(torque, i, _rotate_back(_body_rotation(sys.body_int, i, q), tau_axis), 1.0)
         other = sys.force_int[k, F_OTHER]
         if other != GROUND:
-            other_qr, _ = _rot_start(sys, other)
-            _add_body_torque(torque, other, to_body_frame(sys.body_int[other, B_FORM], q, other_qr,
-                                                          (tau * axis[0], tau * axis[1], tau * axis[2])), -1.0)
+            _add_body_torque(torque, other, _rotate_back(_body_rotation(sys.body_int, other, q), tau_axis), -1.0)
     elif ftype == RAMP_BODY_TORQUE:
         factor = 1.0 if p[RAMP_TIME] <= 0.0 else min(t / p[RAMP_TIME], 1.0)
         _add_body_torque(torque, i, (p[TORQUE], p[TORQUE + 1], p[TORQUE + 2]), factor)
@@ -190,27 +190,10 @@ def _wrap(angle):
 
 
 @njit(inline="always")
-def _global_vector(sys, body, q, x):
-    """R x for the body-frame vector x of ``body`` (x itself for the ground), as a tuple."""
-    if body == GROUND:
-        return x
-    qr, _ = _rot_start(sys, body)
-    return from_body_frame(sys.body_int[body, B_FORM], q, qr, x)
-
-
-@njit(inline="always")
-def _global_angular_velocity(sys, body, q, v):
-    """R omega of ``body`` (zero for the ground), as a tuple."""
-    if body == GROUND:
-        return 0.0, 0.0, 0.0
-    form = sys.body_int[body, B_FORM]
-    qr, vr = _rot_start(sys, body)
-    return from_body_frame(form, q, qr, body_angular_velocity(form, q, qr, v, vr))
-
-
-@njit(inline="always")
-def _dot3(a, b):
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+def _global_angular_velocity(sys, i, q, v, R):
+    """R omega of body i, R its rotation (``_body_rotation``), as a tuple."""
+    qr, vr = _rot_start(sys, i)
+    return _rotate(R, body_angular_velocity(sys.body_int[i, B_FORM], q, qr, v, vr))
 
 
 @njit(cache=True)
@@ -218,19 +201,25 @@ def joint_angle(sys, k, q, v, t):
     """(phi, phi', global axis as a tuple) of the revolute joint of force element k (a JOINT_PD row).
 
     phi is measured from reference 1 to reference 2 about the axis, continued from the set-point
-    phi_d(t) (phi = phi_d + wrap(phi_measured - phi_d)), so it does not jump by 2 pi. No allocation.
+    phi_d(t) (phi = phi_d + wrap(phi_measured - phi_d)), so it does not jump by 2 pi. One rotation per
+    body, as a 9-tuple; no allocation.
     """
     p = sys.force_real[k]
     body = sys.force_int[k, F_BODY]
     other = sys.force_int[k, F_OTHER]
-    axis = _global_vector(sys, other, q, (p[PD_AXIS], p[PD_AXIS + 1], p[PD_AXIS + 2]))
-    e1 = _global_vector(sys, other, q, (p[PD_REFERENCE1], p[PD_REFERENCE1 + 1], p[PD_REFERENCE1 + 2]))
-    e2 = _global_vector(sys, body, q, (p[PD_REFERENCE2], p[PD_REFERENCE2 + 1], p[PD_REFERENCE2 + 2]))
-    normal = (e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0])
-    measured = math.atan2(_dot3(axis, normal), _dot3(e1, e2))
+    R2 = _body_rotation(sys.body_int, body, q)
+    e2 = _rotate(R2, (p[PD_REFERENCE2], p[PD_REFERENCE2 + 1], p[PD_REFERENCE2 + 2]))
+    omega2 = _global_angular_velocity(sys, body, q, v, R2)
+    axis = (p[PD_AXIS], p[PD_AXIS + 1], p[PD_AXIS + 2])
+    e1 = (p[PD_REFERENCE1], p[PD_REFERENCE1 + 1], p[PD_REFERENCE1 + 2])
+    omega1 = (0.0, 0.0, 0.0)
+    if other != GROUND:
+        R1 = _body_rotation(sys.body_int, other, q)
+        axis = _rotate(R1, axis)
+        e1 = _rotate(R1, e1)
+        omega1 = _global_angular_velocity(sys, other, q, v, R1)
+    measured = math.atan2(_dot3(axis, _cross3(e1, e2)), _dot3(e1, e2))
     phi_d, _, _ = setpoint(p, t)
-    omega2 = _global_angular_velocity(sys, body, q, v)
-    omega1 = _global_angular_velocity(sys, other, q, v)
     rate = _dot3(axis, (omega2[0] - omega1[0], omega2[1] - omega1[1], omega2[2] - omega1[2]))
     return phi_d + _wrap(measured - phi_d), rate, axis
 
