@@ -24,7 +24,7 @@ from lgbench.runner.precompile import precompile
 from lgbench.runner.single_run import RunResult, RunSpec
 from lgbench.runner.study import Study, integrators, models
 from lgbench.store import FolderLock, ResultStore, atomic, result_folder
-from lgbench.store.csv_store import backup_path, missing_parts
+from lgbench.store.csv_store import missing_parts, set_aside
 from lgbench.store.repair import Finding, Needs, diagnose_and_repair
 
 Progress = Callable[[str], Any]
@@ -221,7 +221,7 @@ def repair_results(study: Study, out_dir: Path, apply: bool = True, wait: bool =
             findings.insert(0, Finding(STUDY_COPY, copy_problem, "set aside, written again from the study file"))
             copy = out_dir / STUDY_COPY
             if apply and copy.exists():
-                copy.replace(backup_path(copy))
+                set_aside(copy)
             if apply:
                 write_study_copy(study, out_dir)
     return findings

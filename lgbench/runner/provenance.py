@@ -64,6 +64,7 @@ def record_session(directory: Path, study_name: str, record: dict[str, Any]) -> 
     """Append ``record`` to ``directory/metadata.json`` (written atomically). A file that is not
     valid provenance is kept as ``metadata.json.invalid-TIME`` (returned) and a new one started."""
     from lgbench.store import atomic
+    from lgbench.store.csv_store import set_aside
 
     path = directory / METADATA
     data: dict[str, Any] = {"study": study_name, "sessions": []}
@@ -71,9 +72,7 @@ def record_session(directory: Path, study_name: str, record: dict[str, Any]) -> 
     if path.exists():
         found = read_metadata(path)
         if found is None:
-            stamp = datetime.datetime.now().strftime("%Y%m%dT%H%M%S")
-            backup = path.with_name(f"{METADATA}.invalid-{stamp}")
-            os.replace(path, backup)
+            backup = set_aside(path, "invalid")
         else:
             data = found
     data.setdefault("sessions", []).append(record)

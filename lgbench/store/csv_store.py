@@ -140,8 +140,9 @@ def backup_path(path: Path, kind: str = "damaged") -> Path:
     return backup
 
 
-def _set_aside(path: Path) -> Path:
-    backup = backup_path(path)
+def set_aside(path: Path, kind: str = "damaged") -> Path:
+    """Move ``path`` to its ``backup_path`` and return that."""
+    backup = backup_path(path, kind)
     os.replace(path, backup)
     return backup
 
@@ -243,7 +244,7 @@ class ResultStore:
             try:
                 kept = [row for row in read_rows(path) if row["run_id"] not in run_ids]
             except DamagedTable:
-                backups.append(_set_aside(path))
+                backups.append(set_aside(path))
                 continue
             write_table(path, _header(path), kept)
         return backups

@@ -11,13 +11,14 @@ changed is first kept as ``NAME.damaged-TIME`` (``metadata.json.invalid-TIME``).
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from lgbench.store import atomic
-from lgbench.store.csv_store import ERROR_COLUMNS, RUN_COLUMNS, ResultStore, backup_path, missing_parts, write_table
+from lgbench.store.csv_store import (
+    ERROR_COLUMNS, RUN_COLUMNS, ResultStore, backup_path, missing_parts, set_aside, write_table,
+)
 from lgbench.store.metadata import METADATA, read_metadata
 from lgbench.store.tables import inspect_table
 
@@ -112,16 +113,17 @@ def diagnose_and_repair(directory: Path, needs: Needs, apply: bool = True) -> li
     runs = work.table(store.runs_path)
     errors = work.table(store.errors_path)
     reference = work.table(store.reference_path, whole=True)
-    set_aside = [reference.path] if reference and reference.set_aside else []
+    spoilt = [reference.path] if reference and reference.set_aside else []
     for path in sorted(store.series_directory.glob("*.csv")):
         if work.table(path, whole=True).set_aside:
-            set_aside.append(path)
+            spoilt.append(path)
     metadata = directory / METADATA
-    if metadata.exists() and read_metadata(metadata) is None:
+    metadata_invalid = metadata.exists() and read_metadata(metadata) is None
+    if metadata_invalid:
         work.found(metadata, "not valid provenance (JSON with a list of sessions)",
                    f"set aside as {METADATA}.invalid-TIME, a new one started")
 
-    with_series = store.series_ids() - {path.stem for path in set_aside if path.parent.name == "series"}
+    with_series = store.series_ids() - {path.stem for path in spoilt if path.parent.name == "series"}
     error_rows = errors.records() if errors else []
     stored = {row["run_id"]: row for row in runs.records() if row["run_id"] in needs.run_ids}
     lacking = missing_parts(stored, error_rows, needs.errors, with_series if needs.series else None)
@@ -145,9 +147,9 @@ def diagnose_and_repair(directory: Path, needs: Needs, apply: bool = True) -> li
             if table is not None and table.changed:
                 atomic.write_bytes(backup_path(table.path), table.path.read_bytes())
                 write_table(table.path, table.header or columns, table.records())
-        for path in set_aside:
-            os.replace(path, backup_path(path))
-        if metadata.exists() and read_metadata(metadata) is None:
-            os.replace(metadata, backup_path(metadata, "invalid"))
+        for path in spoilt:
+            set_aside(path)
+        if metadata_invalid:
+            set_aside(metadata, "invalid")
             atomic.write_text(metadata, json.dumps({"study": needs.study, "sessions": []}, indent=1))
     return work.findings
