@@ -1,29 +1,44 @@
 """The ``lgbench`` command: run studies, simulate once, draw figures, list what is available.
 
-Every bad input ends with one line ``error: ...`` on stderr and exit code 2.
+Every bad input ends with one line ``error: ...`` on stderr and exit code 2. An unexpected exception (a
+bug in lgbench, e.g. inside the compiled engine during a run) ends with one line ``error: internal error
+...`` naming the run, the exception's class and the first line of its message, and exit code 3; results
+already stored stay stored. ``LGBENCH_DEBUG=1`` prints the full traceback before that line.
 """
 from __future__ import annotations
 
 import errno
 import math
+import os
+import traceback
 from pathlib import Path
 from typing import Annotated, Any
 
+import click
 import typer
 import yaml
 from typer.core import TyperGroup
 
-from lgbench.exceptions import InputError
+from lgbench.exceptions import EngineError, InputError
 from lgbench.runner.bounds import echo_text
 
 EXIT_INPUT = 2
+EXIT_INTERNAL = 3
+DEBUG_VARIABLE = "LGBENCH_DEBUG"
 Assignments = list[str] | None
 
 
+def debugging() -> bool:
+    """Whether LGBENCH_DEBUG asks for full tracebacks of internal errors (set, and not 0/false/no)."""
+    return os.environ.get(DEBUG_VARIABLE, "").strip().lower() not in ("", "0", "false", "no")
+
+
 class _Commands(TyperGroup):
-    """Turns InputError and file-system errors of any command into one line on stderr."""
+    """Turns InputError and file-system errors of any command into one line on stderr (exit 2), and any
+    other exception, an internal error, into one line naming it (exit 3)."""
 
     def invoke(self, ctx):
+        code, trace = EXIT_INPUT, ""
         try:
             return super().invoke(ctx)
         except InputError as error:
@@ -32,8 +47,20 @@ class _Commands(TyperGroup):
             if error.errno == errno.EPIPE:
                 raise
             message = f"{error.filename}: {error.strerror}" if error.filename else str(error)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort, typer.Exit,
+                typer.Abort):
+            raise
+        except EngineError as error:
+            code, trace, message = EXIT_INTERNAL, error.trace, str(error)
+        except Exception as error:
+            code, trace, message = EXIT_INTERNAL, traceback.format_exc(), str(EngineError.of("", error))
+        if code == EXIT_INTERNAL:
+            if debugging():
+                typer.echo(trace.rstrip(), err=True)
+            message += (f" (a bug in lgbench, not in the input; {DEBUG_VARIABLE}=1 shows the full traceback; "
+                        "results already stored are kept)")
         typer.echo(f"error: {message}", err=True)
-        raise typer.Exit(EXIT_INPUT)
+        raise typer.Exit(code)
 
 
 app = typer.Typer(cls=_Commands, add_completion=False, no_args_is_help=True,

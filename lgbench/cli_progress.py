@@ -20,8 +20,9 @@ def _clock(seconds: float) -> str:
     return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60:02d}:{rest % 60:02d}"
 
 
-class Interrupted(Exception):
-    """Ctrl-C (exit code 130) or SIGTERM (143) during a run."""
+class Interrupted(BaseException):
+    """Ctrl-C (exit code 130) or SIGTERM (143) during a run; like KeyboardInterrupt not an ``Exception``, so
+    that no handler of errors (``single_run.engine_errors``) takes it for one."""
 
     def __init__(self, signum: int):
         super().__init__(signal.Signals(signum).name)

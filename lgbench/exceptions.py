@@ -28,3 +28,30 @@ def _one_line(text: str) -> str:
     """Line breaks and other control characters (e.g. inside a bad key of a study file) shown escaped,
     so that the message stays on one line."""
     return "".join(ch if ch.isprintable() or ch == " " else ascii(ch)[1:-1] for ch in text)
+
+
+class EngineError(Exception):
+    """An unexpected exception inside the engine during a run (a numba TypingError, an IndexError of a
+    kernel): a bug in lgbench, not bad input. Carries what ran ("" outside a run), the exception's class,
+    the first line of its message and its traceback as text, so that it crosses intact from a worker
+    process or a Dask worker to the main process."""
+
+    def __init__(self, run: str, kind: str, detail: str, trace: str = ""):
+        super().__init__(run, kind, detail, trace)
+        self.run = run
+        self.kind = kind
+        self.detail = detail
+        self.trace = trace
+
+    @classmethod
+    def of(cls, run: str, error: BaseException) -> "EngineError":
+        import traceback
+
+        lines = str(error).strip().splitlines()
+        detail = lines[0][:300] if lines else "(no message)"
+        trace = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+        return cls(run, type(error).__name__, detail, trace)
+
+    def __str__(self) -> str:
+        where = f" in the run {self.run}" if self.run else ""
+        return _one_line(f"internal error{where}: {self.kind}: {self.detail}")

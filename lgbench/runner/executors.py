@@ -23,7 +23,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from lgbench.exceptions import InputError
+from lgbench.exceptions import EngineError, InputError
 from lgbench.runner.single_run import RunResult, RunSpec
 
 EXECUTORS = ("serial", "processes", "dask")
@@ -76,8 +76,9 @@ def quiet_worker() -> None:
 
 
 def _serve(connection) -> None:
-    """Worker process loop: receive (spec, samples, limits), send back ("ok", result) or ("input", text);
-    a parent gone means a quiet exit."""
+    """Worker process loop: receive (spec, samples, limits), send back ("ok", result) or ("error", the
+    InputError, EngineError or OSError of the run, raised again in the parent); a parent gone means a quiet
+    exit."""
     quiet_worker()
     while True:
         try:
@@ -87,10 +88,13 @@ def _serve(connection) -> None:
         if task is None:
             return
         try:
-            try:
-                connection.send(("ok", run_task(*task)))
-            except InputError as error:
-                connection.send(("input", error))
+            reply = ("ok", run_task(*task))
+        except (InputError, EngineError, OSError) as error:
+            reply = ("error", error)
+        except Exception as error:              # outside run_single's guard: still named, never a traceback
+            reply = ("error", EngineError.of(task[0].describe(), error))
+        try:
+            connection.send(reply)
         except OSError:                         # the parent closed the pipe
             return
 
@@ -121,7 +125,7 @@ class IsolatedWorker:
             self._restart()
             return RunResult(status="failed", message="the worker process died during the run", steps=0,
                              cpu_s=0.0, t_final=0.0, final_outputs={})
-        if kind == "input":
+        if kind == "error":
             raise payload
         return payload
 

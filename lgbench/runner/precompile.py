@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
-from lgbench.exceptions import InputError
+from lgbench.exceptions import EngineError, InputError
 from lgbench.runner.executors import quiet_worker
 from lgbench.runner.single_run import RunSpec
 from lgbench.runner.study import integrators
@@ -88,7 +88,7 @@ def compile_task(task: Task) -> tuple[str, float]:
 
     from lgbench.integrators.starting_values import consistent_accelerations
     from lgbench.mbs.system import S_NC, S_NV
-    from lgbench.runner.single_run import build_run, run_single
+    from lgbench.runner.single_run import build_run, engine_errors, run_single
 
     started = time.perf_counter()
     kind, spec = task
@@ -96,11 +96,12 @@ def compile_task(task: Task) -> tuple[str, float]:
         if kind == RUN:
             run_single(spec)
         else:
-            model = build_run(spec)[0]
-            sizes = model.system.sizes
-            consistent_accelerations(model.system, model.q0.copy(), model.v0.copy(), 0.0, np.zeros(sizes[S_NV]),
-                                     np.zeros(sizes[S_NC]))
-    except InputError:      # the study's own run reports it, with its run id
+            with engine_errors(spec):
+                model = build_run(spec)[0]
+                sizes = model.system.sizes
+                consistent_accelerations(model.system, model.q0.copy(), model.v0.copy(), 0.0,
+                                         np.zeros(sizes[S_NV]), np.zeros(sizes[S_NC]))
+    except (InputError, EngineError):      # the study's own run reports it, with its run id
         pass
     return task_label(task), time.perf_counter() - started
 

@@ -5,11 +5,14 @@ This is the only place where a model (layer 3) meets an integrator (layer 4). Ev
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from lgbench.exceptions import EngineError, InputError
 from lgbench.mbs.codes import Status
 
 
@@ -31,6 +34,10 @@ class RunSpec:
     def options_dict(self) -> dict[str, Any]:
         return dict(self.options)
 
+    def describe(self) -> str:
+        """The run in a message: "heavy_top RV-RK44 h=0.001 t_end=1"."""
+        return f"{self.model} {self.formulation}-{self.integrator} h={self.h:g} t_end={self.t_end:g}"
+
 
 @dataclass
 class RunResult:
@@ -47,9 +54,21 @@ class RunResult:
 
 
 
+@contextmanager
+def engine_errors(spec: RunSpec) -> Iterator[None]:
+    """An unexpected exception inside the block becomes an ``EngineError`` naming the run ``spec``; bad
+    input (``InputError``), file-system errors (``OSError``, e.g. of the compile cache) and interrupts (not
+    ``Exception``s) pass unchanged."""
+    try:
+        yield
+    except (InputError, EngineError, OSError):
+        raise
+    except Exception as error:
+        raise EngineError.of(spec.describe(), error) from error
+
+
 def build_run(spec: RunSpec):
     """The built model, the integrator and its validated options of a run (InputError when invalid)."""
-    from lgbench.exceptions import InputError
     from lgbench.integrators import INTEGRATORS
     from lgbench.runner.bounds import STEP_CEILING, step_count
     from lgbench.models import MODELS
@@ -118,12 +137,18 @@ def reached_end(t_reached: float, t_end: float) -> bool:
 
 
 def run_single(spec: RunSpec, n_samples: int | None = None) -> RunResult:
-    """Integrate one configuration; numerical failure is a status, bad input an InputError.
+    """Integrate one configuration; numerical failure is a status, bad input an InputError, any other
+    exception of the engine an EngineError naming the run.
 
     The CPU time (``time.process_time``) covers the compiled integration loop only (for implicit
     methods also the consistent initial accelerations); compilation is triggered (and cached) by a
     one-step warm-up run before the timed region.
     """
+    with engine_errors(spec):
+        return _run_single(spec, n_samples)
+
+
+def _run_single(spec: RunSpec, n_samples: int | None) -> RunResult:
     model, integrator, options = build_run(spec)
     sys = model.system
     times = sample_times(spec.t_end, n_samples)
