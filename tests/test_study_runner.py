@@ -137,6 +137,17 @@ def test_the_dask_executor_runs_a_study_on_a_local_cluster(tmp_path):
     assert set(read_frame(tmp_path / "dask" / "runs.csv")["executor"]) == {"dask"}
 
 
+def test_the_workers_column_of_a_dask_study_is_the_clusters_worker_count(tmp_path):
+    """Issue 18: with the Dask executor the workers column said 1 whatever the cluster size."""
+    distributed = pytest.importorskip("dask.distributed", reason="dask.distributed is not installed")
+    study = load_study(write(tmp_path, formulations=["RV"], t_end=0.01))
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        execute_study(study, tmp_path / "dask", executor="dask", address=cluster.scheduler_address)
+    runs = read_frame(tmp_path / "dask" / "runs.csv")
+    assert len(runs) == 2 and set(runs["executor"]) == {"dask"} and set(runs["workers"]) == {2}
+
+
 def test_runs_over_the_step_budget_or_wall_limit_are_timeouts_and_the_study_goes_on(tmp_path):
     study = load_study(write(tmp_path, formulations=["RV"], t_end=1.0, steps={"values": [1e-2, 1e-3]},
                              reference={"formulation": "RV", "integrator": "RK44", "h": 1e-2}))
