@@ -14,7 +14,6 @@ import traceback
 from pathlib import Path
 from typing import Annotated, Any
 
-import click
 import typer
 import yaml
 from typer.core import TyperGroup
@@ -26,6 +25,9 @@ EXIT_INPUT = 2
 EXIT_INTERNAL = 3
 DEBUG_VARIABLE = "LGBENCH_DEBUG"
 Assignments = list[str] | None
+FRAMEWORK_EXCEPTIONS = (typer.Exit, typer.Abort,
+                        next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException"))
+"""What the command-line framework reports itself: usage errors (a bad option value), exit codes, Abort."""
 
 
 def debugging() -> bool:
@@ -47,8 +49,7 @@ class _Commands(TyperGroup):
             if error.errno == errno.EPIPE:
                 raise
             message = f"{error.filename}: {error.strerror}" if error.filename else str(error)
-        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort, typer.Exit,
-                typer.Abort):
+        except FRAMEWORK_EXCEPTIONS:
             raise
         except EngineError as error:
             code, trace, message = EXIT_INTERNAL, error.trace, str(error)
@@ -320,6 +321,8 @@ def simulate(
     if not 1 <= samples <= bounds.MAX_SAMPLES:
         raise InputError(f"must lie in [1, {bounds.MAX_SAMPLES}], got {samples}", field="--samples")
     _check_limits(None, max_steps)
+    if csv is not None and (csv.name in ("", ".", "..") or csv.is_dir()):
+        raise InputError(f"must name a file, got '{csv}'", field="--csv", allowed="a file name, e.g. top.csv")
     bounds.check_steps(t_end, step, bounds.step_budget(max_steps), "--step")
     params = _assignments(set_ or [], "--set")
     check_parameters(found, params, "--set", separator=" ")

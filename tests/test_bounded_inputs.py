@@ -113,3 +113,12 @@ def test_a_long_description_is_not_echoed_in_full(tmp_path):
     result = runner.invoke(app, ["run", str(path), "--out", str(tmp_path / "out")])
     assert result.exit_code == 0, result.output
     assert len(result.output.splitlines()[0]) < 200
+
+
+@pytest.mark.parametrize("csv", ["", "/", ".", "x/..", "DIRECTORY"])
+def test_simulate_csv_must_name_a_file(tmp_path, csv):
+    """Was a ValueError traceback ("PosixPath('.') has an empty name") after the run, or a failed rename."""
+    target = str(tmp_path) if csv == "DIRECTORY" else csv
+    result = runner.invoke(app, ["simulate", "heavy_top", "-f", "RV", "-i", "RK44", "--step", "1e-3", "--t-end", "0.01",
+                                 "--csv", target])
+    assert_one_line_input_error(result, "field '--csv'", "must name a file")

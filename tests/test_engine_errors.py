@@ -164,3 +164,12 @@ def test_lgbench_debug_shows_the_engine_traceback(tmp_path):
     assert done.returncode == 3
     assert "Traceback" in done.stderr and "in integrate" in done.stderr
     assert done.stderr.strip().splitlines()[-1].startswith("error: internal error in the run heavy_top Rxyz-RK44")
+
+
+@pytest.mark.parametrize("arguments", [
+    ["simulate", "heavy_top", "-f", "RV", "-i", "RK44", "--step", "abc", "--t-end", "1"],
+    ["run", "study.yaml", "--jobs", "x"], ["list"], ["nope"]])
+def test_usage_errors_stay_usage_errors_not_internal_errors(arguments):
+    """The framework's own errors (a value of the wrong type, a missing argument) pass the internal-error net."""
+    result = runner.invoke(app, arguments)
+    assert result.exit_code == 2 and "internal error" not in result.output
