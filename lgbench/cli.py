@@ -206,12 +206,12 @@ def check(results_dir: Annotated[Path, typer.Argument(metavar="RESULTS_DIR", hel
     from lgbench.analysis.expectations import check as check_expectations
     from lgbench.runner.execute import STUDY_COPY
     from lgbench.runner.study import load_study
-    from lgbench.store import ResultStore, read_frame
+    from lgbench.store import ResultStore
 
-    study = load_study(study_file or results_dir / STUDY_COPY, profile)
     store = ResultStore(results_dir)
     store.require_runs()
-    runs = read_frame(store.runs_path)
+    study = load_study(study_file, profile) if study_file else _study_copy(results_dir, profile, True)
+    runs = store.runs_frame()
     errors = store.errors_frame()
     if not study.expectations:
         raise InputError("the study states no expectations to check", file=str(study_file or results_dir / STUDY_COPY),
@@ -224,6 +224,24 @@ def check(results_dir: Annotated[Path, typer.Argument(metavar="RESULTS_DIR", hel
     typer.echo(f"{study.name}: {len(results) - failed} passed, {failed} failed")
     if failed:
         raise typer.Exit(1)
+
+
+def _study_copy(results_dir: Path, profile: str | None = None, required: bool = False):
+    """The validated study copy of a result folder (None if it keeps none, unless ``required``); a damaged
+    copy is one line saying how to write it again."""
+    from lgbench.runner.execute import STUDY_COPY
+    from lgbench.runner.study import load_study
+
+    copy = results_dir / STUDY_COPY
+    if not copy.exists():
+        if required:
+            raise InputError("missing; give the study file with --study", file=str(copy))
+        return None
+    try:
+        return load_study(copy, profile)
+    except InputError as error:
+        raise InputError(f"{error}; 'lgbench repair {results_dir} --study STUDY.yaml' writes the study copy "
+                         "again") from None
 
 
 def _check_report(name: str, results) -> str:
@@ -396,6 +414,8 @@ def plot(results_dir: Annotated[Path, typer.Argument(metavar="RESULTS_DIR", help
     """Draw figures from RESULTS_DIR's CSV files into RESULTS_DIR/figures."""
     from lgbench.plots import draw_figures
 
+    if not kind or {"series", "trajectory"} & set(kind):
+        _study_copy(results_dir)            # the series plots are drawn as the study copy asks
     for path in draw_figures(results_dir, kind or None, format_):
         typer.echo(str(path))
 
@@ -456,9 +476,8 @@ def report(results_dirs: Annotated[list[Path], typer.Argument(metavar="RESULTS_D
     """Write RESULTS_DIR/report.md and a self-contained RESULTS_DIR/report.html (orders, errors, Newton
     iterations, failures, expectations, published numbers, figures) for each result folder."""
     from lgbench.report import ResultFolder, write_index, write_report
-    from lgbench.runner.study_copy import read_study_copy
 
-    folders = [ResultFolder(directory, read_study_copy(directory)) for directory in results_dirs]
+    folders = [ResultFolder(directory, _study_copy(directory)) for directory in results_dirs]
     summaries = []
     for folder in folders:
         written, summary = write_report(folder)

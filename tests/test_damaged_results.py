@@ -134,8 +134,28 @@ def test_a_broken_study_copy_is_one_line(folder):
         assert len(result.stderr.strip().splitlines()) == 1 and "study.yaml" in result.stderr
 
 
-def cut_short(path):
-    path.write_bytes(path.read_bytes()[:-7])
+@pytest.mark.parametrize("content", [b"name: [unclosed\n", b"x", b"\xff\xfe", b"series_plots: 5\n"])
+def test_a_broken_study_copy_stops_the_series_plots_with_one_line_naming_repair(folder, content):
+    """The series plots read the copy unchecked: a YAMLError, UnicodeDecodeError or AttributeError traceback."""
+    _, out = folder
+    (out / "study.yaml").write_bytes(content)
+    for kinds in (["-k", "series"], ["-k", "trajectory"], []):
+        assert_one_line_input_error(runner.invoke(app, ["plot", str(out), *kinds]), "study.yaml", "lgbench repair")
+    assert runner.invoke(app, ["plot", str(out), "-k", "convergence"]).exit_code == 0
+
+
+@pytest.mark.parametrize("content", [b"", b"r"])
+def test_check_of_a_runs_table_without_rows_is_one_line(folder, content):
+    """Was a KeyError('formulation') traceback."""
+    _, out = folder
+    (out / "runs.csv").write_bytes(content)
+    assert_one_line_input_error(runner.invoke(app, ["check", str(out)]), "runs.csv", "no complete rows")
+
+
+def test_check_without_a_study_copy_asks_for_the_study_file(folder):
+    _, out = folder
+    (out / "study.yaml").unlink()
+    assert_one_line_input_error(runner.invoke(app, ["check", str(out)]), "study.yaml", "--study")
 
 
 REPAIRABLE = {

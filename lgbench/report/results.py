@@ -20,7 +20,7 @@ class ResultFolder:
     """The CSV tables and, where present, the study and provenance of one result folder.
 
     ``study`` is the folder's study as plain data (name, description, paper, errors, expectations,
-    published), None if the folder keeps none; the CLI reads it with ``read_study_copy``.
+    published), None if the folder keeps none; the CLI reads and validates it.
     """
 
     def __init__(self, path: str | Path, study: Any = None):
