@@ -142,6 +142,13 @@ def _check_limits(wall_limit: float | None, max_steps: int | None) -> None:
         raise InputError(f"must lie in [1, {STEP_CEILING:.0e}], got {max_steps}", field="--max-steps")
 
 
+def _check_file_name(path: Path, option: str, allowed: str, folder_allowed: bool = False) -> None:
+    """``path`` names a file to write: not empty, not '.', '..' or the root, and (unless ``folder_allowed``:
+    suffixes are added to it) not an existing folder."""
+    if path.name in ("", ".", "..") or (path.is_dir() and not folder_allowed):
+        raise InputError(f"must name a file, got '{path}'", field=option, allowed=allowed)
+
+
 def _newton_report(runs) -> str:
     """Average Newton iterations per step by h (rows) and method (columns), paper 000 Tables 4, 5, 7."""
     from lgbench.analysis.convergence import format_step, method_label
@@ -339,8 +346,8 @@ def simulate(
     if not 1 <= samples <= bounds.MAX_SAMPLES:
         raise InputError(f"must lie in [1, {bounds.MAX_SAMPLES}], got {samples}", field="--samples")
     _check_limits(None, max_steps)
-    if csv is not None and (csv.name in ("", ".", "..") or csv.is_dir()):
-        raise InputError(f"must name a file, got '{csv}'", field="--csv", allowed="a file name, e.g. top.csv")
+    if csv is not None:
+        _check_file_name(csv, "--csv", "a file name, e.g. top.csv")
     bounds.check_steps(t_end, step, bounds.step_budget(max_steps), "--step")
     params = _assignments(set_ or [], "--set")
     check_parameters(found, params, "--set", separator=" ")
@@ -477,6 +484,9 @@ def report(results_dirs: Annotated[list[Path], typer.Argument(metavar="RESULTS_D
     iterations, failures, expectations, published numbers, figures) for each result folder."""
     from lgbench.report import ResultFolder, write_index, write_report
 
+    if index is not None:
+        _check_file_name(index, "--index", "a file name without suffix, e.g. results/index (.md and .html)",
+                         folder_allowed=True)
     folders = [ResultFolder(directory, _study_copy(directory)) for directory in results_dirs]
     summaries = []
     for folder in folders:

@@ -3,10 +3,13 @@ import csv
 import re
 from pathlib import Path
 
+import pytest
 import yaml
 from typer.testing import CliRunner
 
 from lgbench.cli import app
+
+from test_cli import assert_one_line_input_error
 
 runner = CliRunner()
 
@@ -169,3 +172,10 @@ def test_runs_csv_without_the_needed_columns_is_one_line(tmp_path):
     assert result.exit_code == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "lacks the column(s) integrator, status" in lines[0]
+
+
+@pytest.mark.parametrize("index", ["/", "", ".", "x/.."])
+def test_an_index_path_that_names_no_file_is_one_line(tmp_path, index):
+    """--index / was a ValueError ("PosixPath('/') has an empty name") after the reports were written."""
+    result = runner.invoke(app, ["report", str(tmp_path), "--index", index])
+    assert_one_line_input_error(result, "field '--index'", "must name a file")
