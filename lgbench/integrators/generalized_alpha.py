@@ -38,7 +38,9 @@ from lgbench.integrators.iteration_matrix import (
 from lgbench.integrators.newton import (
     ST_FULL_NEWTON_FALLBACKS, ST_MAX_BV, ST_MAX_ETA, ST_MAX_PHI, ST_STEPS, NewtonOptions, newton_counts, newton_solve,
 )
-from lgbench.mbs.banded import BODY_BLOCK, BandStructure, band_lu_factor, band_lu_solve, band_structure, dense_structure
+from lgbench.mbs.banded import (
+    BODY_BLOCK, BandMatrix, BandStructure, band_factor, band_matrix, band_solve, band_structure, dense_structure,
+)
 from lgbench.mbs.codes import DIVERGED, OK
 from lgbench.mbs.constraints import constraint_matrix, constraint_residual
 from lgbench.mbs.coordinate_update import update_coordinates_inline
@@ -81,23 +83,16 @@ def _predictor(q, v, a_alg, h, beta, gamma, abar, dqn, v1, vd1, lam1, zeta):
 
 
 @njit(inline="always")
-def _solve_newton(nv, nc, scale, gp, index2, band, r, phi, bv, ab, brhs, LU, piv, rhs):
+def _solve_newton(nv, nc, scale, gp, index2, band, r, phi, bv, bm, LU, piv, rhs):
     """Newton correction of [r; Phi] (and B v) into rhs with the factors of the iteration matrix (LU, or
-    ab in the band ordering when band.active)."""
-    if band.active:
-        pos = band.position
-        for k in range(nv):
-            brhs[pos[k]] = -scale * r[k]
-        for k in range(nc):
-            brhs[pos[nv + k]] = -phi[k]
-        band_lu_solve(ab, band.bands[0], band.bands[1], piv, brhs)
-        for u in range(nv + nc):
-            rhs[u] = brhs[pos[u]]
-        return
+    the band matrix bm when band.active)."""
     for k in range(nv):
         rhs[k] = -scale * r[k]
     for k in range(nc):
         rhs[nv + k] = -phi[k]
+    if band.active:
+        band_solve(bm, band, rhs)
+        return
     if index2:
         for k in range(nc):
             rhs[nv + nc + k] = -bv[k] / gp
@@ -110,7 +105,7 @@ def _factor_iteration_matrix(sys, q1, dqn, v1, vd1, lam1, t1, bp, gp, scale, opt
     ``_residual_norm`` has just evaluated (w.M, w.C, w.g, w.r current); False if singular."""
     if w.band.active:
         band_iteration_matrix(sys, q1, dqn, v1, vd1, lam1, t1, bp, gp, scale, opts, w)
-        return band_lu_factor(w.ab, w.band.bands[0], w.band.bands[1], w.piv)
+        return band_factor(w.bm, w.band)
     iteration_matrix_at_residual(sys, q1, dqn, v1, vd1, lam1, t1, bp, gp, scale, opts, w)
     if index2:
         stabilisation_blocks(sys, q1, v1, bp, gp, scale, opts, w)
@@ -165,7 +160,7 @@ def _correct(it):
     nv = it.v.shape[0]
     nc = w.lam1.shape[0]
     gp, bp, scale, index2 = it.gp, it.bp, it.scale, it.index2
-    _solve_newton(nv, nc, scale, gp, index2, w.band, w.r, w.phi, w.bv, w.ab, w.brhs, w.LU, w.piv, w.rhs)
+    _solve_newton(nv, nc, scale, gp, index2, w.band, w.r, w.phi, w.bv, w.bm, w.LU, w.piv, w.rhs)
     if index2:
         for r in range(nc):
             w.zeta[r] += w.rhs[nv + nc + r]
@@ -223,8 +218,9 @@ def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, sta
 class ImplicitWorkspace(NamedTuple):
     """Preallocated arrays of the implicit stepper (a namedtuple, so numba can take it).
 
-    Dense solver: M, C, K, Ct, T, S, LU (n x n). Banded solver (``band.active``): body blocks Mb, Cb,
-    Tb, group blocks Kg, Cg and the band matrix ab; the dense matrices are then empty.
+    Dense solver: M, C, K, Ct, T, S, LU (n x n). Banded solver (``band.active``): the band matrix bm,
+    and either (assembly "blocks") body blocks Mb, Cb, Tb and group blocks Kg, Cg with the dense
+    matrices empty, or (assembly "dense") the dense matrices, S gathered into bm.
     """
 
     M: np.ndarray
@@ -267,45 +263,46 @@ class ImplicitWorkspace(NamedTuple):
     Tb: np.ndarray
     Kg: np.ndarray
     Cg: np.ndarray
-    ab: np.ndarray
-    brhs: np.ndarray
+    bm: BandMatrix
 
 
 def make_workspace(nq: int, nv: int, nc: int, n_bodies: int, index: int = 3, system=None,
-                   linear_algebra: str = "dense") -> ImplicitWorkspace:
+                   linear_algebra: str = "dense", assembly: str = "blocks") -> ImplicitWorkspace:
     """Arrays for the index-3 system (nv + nc unknowns) or the index-2 one (nv + 2 nc).
 
     ``linear_algebra`` ("dense", "banded", "auto"; banded needs ``system`` and index 3) selects the
-    solver through ``lgbench.mbs.banded.band_structure``.
+    solver through ``lgbench.mbs.banded.band_structure``; ``assembly`` says how the banded solver gets
+    its matrix: from body and group blocks ("blocks", generalized-alpha) or gathered from the dense
+    S_t ("dense", HHT).
     """
     n = nv + nc if index == 3 or nc == 0 else nv + 2 * nc
     band = dense_structure()
     if system is not None and linear_algebra != "dense" and n == nv + nc:
         band = band_structure(system, linear_algebra)
-    if band.active:
-        kl, ku = (int(x) for x in band.bands)
+    if band.active and assembly == "blocks":
         groups = system.force_groups
         ng, gw = groups.shape
         dense_n, dense_v, dense_c = 0, 0, 0
         blocks = dict(Mb=np.zeros((n_bodies, BODY_BLOCK, BODY_BLOCK)), Cb=np.zeros((nc, 2, BODY_BLOCK)),
                       Tb=np.zeros((n_bodies, BODY_BLOCK, BODY_BLOCK)), Kg=np.zeros((ng, gw, gw)),
-                      Cg=np.zeros((ng, gw, gw)), ab=np.zeros((n, 2 * kl + ku + 1)), brhs=np.zeros(n))
+                      Cg=np.zeros((ng, gw, gw)))
     else:
         dense_n, dense_v, dense_c = n, nv, nc
         blocks = dict(Mb=np.zeros((0, BODY_BLOCK, BODY_BLOCK)), Cb=np.zeros((0, 2, BODY_BLOCK)),
                       Tb=np.zeros((0, BODY_BLOCK, BODY_BLOCK)), Kg=np.zeros((0, 0, 0)),
-                      Cg=np.zeros((0, 0, 0)), ab=np.zeros((0, 0)), brhs=np.zeros(0))
+                      Cg=np.zeros((0, 0, 0)))
     return ImplicitWorkspace(
         M=np.zeros((dense_v, dense_v)), Mp=np.zeros((dense_v, dense_v)), C=np.zeros((dense_c, dense_v)),
         Cp=np.zeros((dense_c, dense_v)), K=np.zeros((dense_v, dense_v)), Ct=np.zeros((dense_v, dense_v)),
-        T=np.zeros((dense_v, dense_v)), S=np.zeros((dense_n, dense_n)), LU=np.zeros((dense_n, dense_n)),
+        T=np.zeros((dense_v, dense_v)), S=np.zeros((dense_n, dense_n)),
+        LU=np.zeros((0, 0) if band.active else (dense_n, dense_n)),
         Cn=np.zeros((dense_c, dense_v)), Z=np.zeros((dense_c, dense_v)), bv=np.zeros(nc),
         piv=np.zeros(n, dtype=np.int64), rhs=np.zeros(n), r=np.zeros(nv),
         r0=np.zeros(nv), rp=np.zeros(nv), g=np.zeros(nv), gp=np.zeros(nv), phi=np.zeros(nc),
         z=np.zeros(nq), qp=np.zeros(nq), vp=np.zeros(nv), force=np.zeros((n_bodies, 3)),
         torque=np.zeros((n_bodies, 3)), jacobian_valid=np.zeros(1, dtype=np.bool_),
         abar=np.zeros(nv), dqn=np.zeros(nv), v1=np.zeros(nv), vd1=np.zeros(nv), lam1=np.zeros(nc),
-        q1=np.zeros(nq), zeta=np.zeros(nc), shift=np.zeros(nv), band=band, **blocks,
+        q1=np.zeros(nq), zeta=np.zeros(nc), shift=np.zeros(nv), band=band, bm=band_matrix(band), **blocks,
     )
 
 
@@ -318,13 +315,13 @@ def _norm2(x):
 
 
 @njit(inline="always")
-def record_constraint_maxima(sys, v, band, Cb, C, phi, bv, stats):
+def record_constraint_maxima(sys, v, from_blocks, row_bodies, Cb, C, phi, bv, stats):
     """Raise the running maxima of ||Phi|| and ||B v|| in ``stats`` by the converged step's values
-    (``phi`` and the constraint Jacobian of the last iteration: blocks Cb when band.active, else C)."""
+    (``phi`` and the constraint Jacobian of the last iteration: row blocks Cb if ``from_blocks``, else C)."""
     if phi.shape[0] == 0:
         return
-    if band.active:
-        constraint_velocity(sys, band.row_bodies, Cb, v, bv)
+    if from_blocks:
+        constraint_velocity(sys, row_bodies, Cb, v, bv)
     else:
         matrix_vector_into(C, v, bv)
     stats[ST_MAX_PHI] = max(stats[ST_MAX_PHI], _norm2(phi))
@@ -369,7 +366,7 @@ def generalized_alpha_fixed_step(problem, state, t, h, h_nominal):
     status = generalized_alpha_step(problem.sys, problem.method, problem.opts, q, v, vd, a_alg, lam, t, h, w, stats)
     if status == OK:
         stats[ST_STEPS] += 1
-        record_constraint_maxima(problem.sys, v, w.band, w.Cb, w.C, w.phi, w.bv, stats)
+        record_constraint_maxima(problem.sys, v, w.band.active, w.band.row_bodies, w.Cb, w.C, w.phi, w.bv, stats)
     return status
 
 

@@ -21,7 +21,9 @@ C_t by forward differences, scaling by beta h^2) with the mass term divided by 1
 generalized-alpha matrix for alpha_m = alpha_f = 0 with J_0 = h^2 beta I (eq. 66) and
 J_1 = h gamma I (eq. 67, classical). For the modified variant the EP columns of C_t J_1 use the
 analytical derivative de'_{n+1}/de''_{n+1} of eq. (69) with w-hat of eq. (70) (paper 004 App. B).
-Newton options, convergence test and statistics are those of the generalized-alpha entry.
+Newton options, convergence test and statistics are those of the generalized-alpha entry; the
+iteration matrix is assembled densely and, for trees and chains of bodies (option ``linear_algebra``),
+gathered into the banded solver of ``lgbench/mbs/banded.py`` (the V8 crank drive: band plus border).
 """
 from __future__ import annotations
 
@@ -36,11 +38,12 @@ from lgbench.exceptions import InputError
 from lgbench.integrators import generalized_alpha as ga
 from lgbench.integrators.fixed_step import run_fixed_steps
 from lgbench.integrators.generalized_alpha import ImplicitWorkspace
-from lgbench.integrators.implicit import NEWTON_DEFAULTS, implicit_options
+from lgbench.integrators.implicit import NEWTON_DEFAULTS, implicit_options, linear_solver
 from lgbench.integrators.interface import Integration, sampling, timed_run
 from lgbench.integrators.iteration_matrix import iteration_matrix
 from lgbench.integrators.newton import N_STATISTICS, ST_STEPS, NewtonOptions, newton_solve
 from lgbench.integrators.starting_values import consistent_accelerations
+from lgbench.mbs.banded import band_factor, band_gather, band_solve
 from lgbench.mbs.codes import DIVERGED, EP, OK, SINGULAR_MATRIX
 from lgbench.mbs.constraints import constraint_matrix, constraint_residual
 from lgbench.mbs.coordinate_update import update_coordinates
@@ -255,6 +258,9 @@ def _factor(it):
     w = it.w
     hht_iteration_matrix(it.sys, it.method, it.opts, it.q, it.v, it.a, w.q1, w.dqn, w.v1, w.vd1, w.lam1, it.t1, it.h,
                          it.scale, w)
+    if w.band.active:
+        band_gather(w.S, w.band, w.bm)
+        return band_factor(w.bm, w.band)
     w.LU[:, :] = w.S
     return lu_factor(w.LU, w.piv)
 
@@ -269,7 +275,10 @@ def _correct(it):
         w.rhs[r] = -scale * it.R[r]
     for r in range(nc):
         w.rhs[nv + r] = -w.phi[r]
-    lu_solve(w.LU, w.piv, w.rhs)
+    if w.band.active:
+        band_solve(w.bm, w.band, w.rhs)
+    else:
+        lu_solve(w.LU, w.piv, w.rhs)
     for r in range(nv):
         w.dqn[r] += w.rhs[r]
         w.vd1[r] += w.rhs[r] / (h * h * beta)
@@ -323,7 +332,7 @@ def hht_fixed_step(problem, state, t, h, h_nominal):
                       problem.R)
     if status == OK:
         stats[ST_STEPS] += 1
-        ga.record_constraint_maxima(problem.sys, v, w.band, w.Cb, w.C, w.phi, w.bv, stats)
+        ga.record_constraint_maxima(problem.sys, v, False, w.band.row_bodies, w.Cb, w.C, w.phi, w.bv, stats)
     return status
 
 
@@ -343,6 +352,7 @@ HHT_DEFAULTS: dict[str, Any] = {
     "variant": "classical",    # "classical" (eq. 17-18) or "modified" (eq. 33-34 for EP nodes)
     **{key: value for key, value in NEWTON_DEFAULTS.items()
        if key not in ("rho_inf", "index", "starting_values", "starting_step_fraction")},
+    "linear_algebra": "auto",  # as generalized-alpha: banded (with a border for trees) or dense LU
 }
 
 
@@ -414,7 +424,8 @@ def run_hht(system, integrator: HHTIntegrator, q0, v0, options, h, t_end, sample
         return code, steps, t_reached, q, v, lam
 
     (workspace, stats), (code, steps, t_reached, q, v, lam), cpu = timed_run(
-        lambda: (ga.make_workspace(nq, nv, nc, n_bodies), np.zeros(N_STATISTICS)), run, h, t_end)
+        lambda: (ga.make_workspace(nq, nv, nc, n_bodies, 3, system, linear_solver(system, merged), "dense"),
+                 np.zeros(N_STATISTICS)), run, h, t_end)
     statistics = {**ga.newton_statistics(stats, steps, code, merged, with_eta=False), "alpha": merged["alpha"]}
     return Integration(int(code), int(steps), float(t_reached), cpu, q, v, lam, q_samples, v_samples,
                        lam_samples, statistics)

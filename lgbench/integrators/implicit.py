@@ -109,6 +109,18 @@ def implicit_options(integrator, options: dict[str, Any]) -> tuple[NewtonOptions
     return newton_options(merged), merged
 
 
+def linear_solver(system, merged: dict) -> str:
+    """The ``linear_algebra`` option for ``make_workspace``: "dense" when the iteration matrix is not
+    assembled from the forces' tangent (its pattern would be that of the whole residual)."""
+    solver = merged["linear_algebra"]
+    if merged["tangent"] == "full":
+        return "dense"
+    if solver == "banded" and system.chain_int.shape[0] > 0:
+        raise InputError("the banded solver needs absolute coordinates (no minimal-coordinate chain)",
+                         field="options.linear_algebra", allowed=["auto", "dense"])
+    return solver
+
+
 def run_implicit(system, integrator: ImplicitIntegrator, q0, v0, options, h, t_end,
                  sample_times) -> Integration:
     """Compiled generalized-alpha run; the timed region includes the (corrected) starting values."""
@@ -121,12 +133,7 @@ def run_implicit(system, integrator: ImplicitIntegrator, q0, v0, options, h, t_e
     lam_samples = np.zeros((ns, nc))
     n_bodies = system.body_int.shape[0]
     index = merged["index"]
-    solver = merged["linear_algebra"]
-    if merged["tangent"] == "full":
-        solver = "dense"
-    if solver == "banded" and system.chain_int.shape[0] > 0:
-        raise InputError("the banded solver needs absolute coordinates (no minimal-coordinate chain)",
-                         field="options.linear_algebra", allowed=["auto", "dense"])
+    solver = linear_solver(system, merged)
 
     def workspace():
         return ga.make_workspace(nq, nv, nc, n_bodies, index, system, solver)

@@ -11,7 +11,7 @@ from numba import njit
 
 from lgbench.lie.se3 import tangent_operator_se3
 from lgbench.lie.so3 import tangent_coefficients
-from lgbench.mbs.banded import band_set, band_set_constraint_rows
+from lgbench.mbs.banded import band_clear, band_index, band_layout, band_set_constraint_rows
 from lgbench.mbs.codes import RV, SE3
 from lgbench.mbs.constraints import constraint_matrix
 from lgbench.mbs.coordinate_update import update_coordinates, update_coordinates_inline
@@ -198,13 +198,13 @@ def _times_tangent(A, T, r, c):
 @njit(cache=True)
 def band_iteration_matrix(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w):
     """The S_t of ``iteration_matrix`` (K_t from the forces, eq. 42) assembled from body blocks of M, B,
-    T and group blocks of K_t, C_t straight into the band storage w.ab, in the ordering w.band
+    T and group blocks of K_t, C_t straight into the band matrix w.bm of the ordering w.band
     (lgbench/mbs/banded.py): O(bodies) work. Group columns list each body's coordinates
     contiguously (``SystemBuilder._force_groups``)."""
     st = w.band
-    kl = st.bands[0]
-    ku = st.bands[1]
     pos = st.position
+    layout = band_layout(st)
+    data = w.bm.data
     rel = opts.fd_relative_step
     floor = opts.fd_step_floor
     texp = opts.texp
@@ -213,7 +213,7 @@ def band_iteration_matrix(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w):
     _grouped_force_blocks(sys, q, v, t, rel, floor, False, w.z, w.qp, w.vp, w.force, w.torque, w.g, w.gp, w.Cg)
     if texp:
         _tangent_blocks(sys, dqn, w.Tb)
-    w.ab[:, :] = 0.0
+    band_clear(w.bm)
     groups = sys.force_groups
     for grp in range(groups.shape[0]):
         for j in range(groups.shape[1]):
@@ -235,8 +235,8 @@ def band_iteration_matrix(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w):
                 mass = 0.0
                 if st.vel_body[r] == bk:
                     mass = w.Mb[bk, r - sys.body_int[bk, B_VSTART], lk]
-                band_set(w.ab, kl, ku, pos[r], pos[k], scale * (mass * bp + w.Cg[grp, m, j] * gp + kt))
-    band_set_constraint_rows(sys.body_int, st, w.Cb, texp, w.Tb, w.ab)
+                data[band_index(layout, pos[r], pos[k])] = scale * (mass * bp + w.Cg[grp, m, j] * gp + kt)
+    band_set_constraint_rows(sys.body_int, st, w.Cb, texp, w.Tb, w.bm)
 
 
 @njit(cache=True)

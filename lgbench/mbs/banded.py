@@ -1,17 +1,35 @@
-"""Banded LU for the saddle-point iteration matrices of chain-like systems, and the ordering that makes
-them banded.
+"""Banded LU with a dense border for the saddle-point iteration matrices of chains and trees of bodies,
+and the ordering that gives them this shape.
 
 In absolute coordinates a body couples only to the bodies it shares a joint or a force element with.
-Ordering the unknowns body by body -- a body's velocity coordinates, then its Euler-parameter norm
-row, then the rows of the joints whose later body it is -- turns the iteration matrix
+Ordering the unknowns body by body -- the rows of the joints to the previous bodies, then a body's
+velocity coordinates, then its own rows (Euler-parameter norm, joints to ground) -- turns the
+iteration matrix
 [[S_11, B^T], [B T, 0]] (paper 000 eq. 40) of a chain into a band matrix whose half-bandwidths do
-not grow with the number of bodies. Gaussian elimination with partial pivoting inside the band (the
-algorithm of LAPACK dgbtrf/dgbtrs, unblocked; G. H. Golub, C. F. Van Loan, Matrix Computations,
-4th ed., Sect. 4.3.5) then costs O(n kl (kl + ku)) instead of O(n^3). Pivoting is needed: the
-constraint rows have a zero diagonal block.
+not grow with the number of bodies. A tree such as the V8 crank drive (eight connecting rods and
+pistons on one crankshaft) is not a chain, but it is one once its hubs -- the bodies coupled to three
+or more others -- are taken out: the hubs' coordinates and the rows of their joints with ground then
+form a small dense border placed last (one level of nested dissection; A. George, J. W. Liu,
+Computer Solution of Large Sparse Positive Definite Systems, 1981, Ch. 6),
 
-Storage: ``ab[j, kl + ku + i - j] = A[i, j]`` (column j of A is row j of ab, contiguous), width
-2 kl + ku + 1; the extra kl diagonals receive the fill of row interchanges.
+    A = [[A11, A12], [A21, A22]],  A11 banded (the branches with the hubs held fixed).
+
+Gaussian elimination with partial pivoting inside the band of A11 (the algorithm of LAPACK
+dgbtrf/dgbtrs, unblocked; G. H. Golub, C. F. Van Loan, Matrix Computations, 4th ed., Sect. 4.3.5)
+costs O(n kl (kl + ku)) instead of O(n^3); the border follows by block elimination with the Schur
+complement A22 - A21 A11^{-1} A12 (ibid. Sect. 3.2.10), factorised densely. Pivoting is needed: the
+constraint rows have a zero diagonal block. A11 is nonsingular when the branches are determined
+by their joints once the hubs are held (true of every shipped tree; a singular A11 is reported as a
+singular iteration matrix, and ``linear_algebra: dense`` avoids the border).
+
+Storage: ``ab[j, kl + ku + i - j] = A11[i, j]`` (column j of A11 is row j of ab, contiguous), width
+2 kl + ku + 1; the extra kl diagonals receive the fill of row interchanges. The border blocks are
+dense: ``upper[c] = A12[:, c]`` (overwritten by column c of A11^{-1} A12), ``lower = A21`` and
+``corner = A22`` (overwritten by the LU factors of the Schur complement). The four blocks are views of
+one flat array ``data``; assembly loops place an entry with the integer arithmetic of ``band_index``
+rather than a function that takes the blocks, because every array passed to a compiled function (even an
+inlined one) costs a reference-count increment and decrement: ~110 ns an entry, 0.3-0.5 ms per V8
+iteration matrix, before this was measured.
 """
 from __future__ import annotations
 
@@ -21,86 +39,196 @@ import numpy as np
 from numba import njit
 
 from lgbench.mbs.constraints import constraint_row_bodies
+from lgbench.mbs.dense import lu_factor, lu_solve
 from lgbench.mbs.system import B_NV, B_VSTART, SystemArrays
 
 # largest number of velocity coordinates of a body (FREE EP node: 3 + 4): the size of the per-body blocks
 # of M, B and T from which the banded solvers assemble their matrices
 BODY_BLOCK = 7
-# ``band_structure`` chooses the banded solver when the band storage is at most this fraction of a
-# dense row: a storage rule, to be replaced by the measured crossover of benchmarks/scaling.py.
-BAND_FRACTION = 0.5
+# a body coupled (by joints or force elements) to at least this many other bodies goes into the border
+HUB_DEGREE = 3
+# ``band_structure`` (mode "auto") chooses the banded solver when its multiply-adds (``factor_cost``)
+# are at most this fraction of the dense LU's n^3 / 3: the measured crossover of assembling, factorising
+# and solving once with random matrices of the systems' patterns (banded faster from a cost ratio of
+# about 0.1: chains of 10 RV or 8 EP bodies, 1.0-1.2x either side; the V8 crank drive at 0.056 in 0.4x
+# the dense time), not the flop ratio, because the band kernel does less work per multiply-add.
+COST_FRACTION = 0.1
 
 
 class BandStructure(NamedTuple):
-    """Ordering and half-bandwidths of the iteration matrix of one system (static data).
+    """Ordering, half-bandwidths and border of the iteration matrix of one system (static data).
 
     position[u] = place of unknown u (velocity coordinates 0..nv-1, then constraint rows) in the band
-    ordering; bands = [kl, ku]; row_bodies[row] = (body1, body2) of constraint row ``row``;
+    ordering; the last ``n_border`` places are the dense border; bands = [kl, ku] of the leading block;
+    unknown = the inverse of position; row_bodies[row] = (body1, body2) of constraint row ``row``;
     vel_body[k] = body of velocity coordinate k. ``active`` is False for the dense solver.
     """
 
     active: bool
     position: np.ndarray
     bands: np.ndarray
+    n_border: int
+    unknown: np.ndarray
     row_bodies: np.ndarray
     vel_body: np.ndarray
+
+
+class BandMatrix(NamedTuple):
+    """A matrix in the ordering of a ``BandStructure``, and its factors after ``band_factor`` (see the
+    module docstring for the blocks; ``data`` holds ab, upper, lower and corner in this order);
+    ``rhs`` is the right-hand side in the band ordering."""
+
+    data: np.ndarray
+    ab: np.ndarray
+    upper: np.ndarray
+    lower: np.ndarray
+    corner: np.ndarray
+    piv: np.ndarray
+    corner_piv: np.ndarray
+    rhs: np.ndarray
 
 
 def dense_structure() -> BandStructure:
     """The structure of the dense solver (nothing to store)."""
     empty = np.zeros(0, dtype=np.int64)
-    return BandStructure(False, empty, np.zeros(2, dtype=np.int64), np.zeros((0, 2), dtype=np.int64), empty)
+    return BandStructure(False, empty, np.zeros(2, dtype=np.int64), 0, empty, np.zeros((0, 2), dtype=np.int64),
+                         empty)
 
 
-def chain_ordering(system: SystemArrays) -> np.ndarray:
-    """position[u] of every unknown: bodies in builder order, each followed by its own norm row and the
-    rows of joints whose highest-numbered body it is."""
-    nv, nc = int(system.sizes[1]), int(system.sizes[2])
-    rows = constraint_row_bodies(system)
-    last = rows.max(axis=1) if nc else np.zeros(0, dtype=np.int64)
-    order = []
+def band_matrix(structure: BandStructure) -> BandMatrix:
+    """Zeroed storage for a matrix of ``structure`` (empty arrays for the dense solver)."""
+    n = structure.position.shape[0]
+    nb = structure.n_border
+    n1 = n - nb
+    kl, ku = (int(x) for x in structure.bands)
+    width = 2 * kl + ku + 1 if structure.active else 0
+    shapes = ((n1, width), (nb, n1), (nb, n1), (nb, nb))
+    data = np.zeros(sum(r * c for r, c in shapes))
+    blocks, start = [], 0
+    for r, c in shapes:
+        blocks.append(data[start:start + r * c].reshape(r, c))
+        start += r * c
+    return BandMatrix(data, *blocks, np.zeros(n1, dtype=np.int64), np.zeros(nb, dtype=np.int64), np.zeros(n))
+
+
+def coupled_bodies(system: SystemArrays) -> list[set[int]]:
+    """For every body, the other bodies it shares a joint row or a force-coupled group with."""
+    n_bodies = system.body_int.shape[0]
+    nv = int(system.sizes[1])
+    vel_body = np.empty(nv, dtype=np.int64)
     for i, row in enumerate(system.body_int):
-        order.extend(range(int(row[B_VSTART]), int(row[B_VSTART] + row[B_NV])))
-        order.extend(nv + r for r in np.flatnonzero(last == i))
+        vel_body[row[B_VSTART]:row[B_VSTART] + row[B_NV]] = i
+    neighbours: list[set[int]] = [set() for _ in range(n_bodies)]
+    links = [tuple(b for b in pair if b >= 0) for pair in constraint_row_bodies(system)]
+    links += [tuple(set(vel_body[group[group >= 0]].tolist())) for group in system.force_groups]
+    for bodies in links:
+        for b in bodies:
+            neighbours[b].update(x for x in bodies if x != b)
+    return neighbours
+
+
+def band_ordering(system: SystemArrays, border: set[int]) -> tuple[np.ndarray, int]:
+    """(position[u] of every unknown, size of the border) with the bodies in ``border`` last.
+
+    The other bodies are visited component by component, breadth first from a body with fewest
+    coupled bodies (a chain built in order keeps its order). Each body is preceded by the rows of its
+    joints to bodies visited before it and followed by the rows that touch no other visited body (its
+    Euler-parameter norm row, joints to ground or to a border body): a joint row then sits between
+    the coordinates of its two bodies. The border holds the border bodies' coordinates and the rows
+    that touch no other body.
+    """
+    nv, nc = int(system.sizes[1]), int(system.sizes[2])
+    neighbours = coupled_bodies(system)
+    inner = [b for b in range(len(neighbours)) if b not in border]
+    visited: list[int] = []
+    seen: set[int] = set()
+    while len(visited) < len(inner):
+        start = min((b for b in inner if b not in seen), key=lambda b: (len(neighbours[b] - border), b))
+        queue = [start]
+        seen.add(start)
+        while queue:
+            b = queue.pop(0)
+            visited.append(b)
+            for x in sorted(neighbours[b] - border - seen):
+                seen.add(x)
+                queue.append(x)
+    rank = {b: k for k, b in enumerate(visited)}
+    ranks = [sorted(rank[b] for b in pair if b >= 0 and b not in border) for pair in constraint_row_bodies(system)]
+    last = np.array([r[-1] if r else -1 for r in ranks], dtype=np.int64)
+    between = np.array([len(r) == 2 and r[0] != r[1] for r in ranks], dtype=bool)
+    order: list[int] = []
+    for k, b in enumerate(visited):
+        start, n = int(system.body_int[b, B_VSTART]), int(system.body_int[b, B_NV])
+        order.extend(nv + r for r in np.flatnonzero((last == k) & between))
+        order.extend(range(start, start + n))
+        order.extend(nv + r for r in np.flatnonzero((last == k) & ~between))
+    for b in sorted(border):
+        start, n = int(system.body_int[b, B_VSTART]), int(system.body_int[b, B_NV])
+        order.extend(range(start, start + n))
+    order.extend(nv + r for r in np.flatnonzero(last < 0))
     position = np.empty(nv + nc, dtype=np.int64)
     position[np.asarray(order, dtype=np.int64)] = np.arange(nv + nc)
-    return position
+    n_border = sum(int(system.body_int[b, B_NV]) for b in border) + int(np.count_nonzero(last < 0))
+    return position, n_border
 
 
-def half_bandwidth(system: SystemArrays, position: np.ndarray) -> int:
-    """Half-bandwidth kl = ku of the iteration matrix in the ordering ``position`` (its pattern is
-    symmetric): velocity coordinates of one force group couple with each other, a constraint row
-    with its bodies' velocity coordinates (B and B^T)."""
+def half_bandwidth(system: SystemArrays, position: np.ndarray, n_border: int = 0) -> int:
+    """Half-bandwidth kl = ku of the leading (non-border) block of the iteration matrix in the ordering
+    ``position`` (its pattern is symmetric): velocity coordinates of one force group couple with each
+    other, a constraint row with its bodies' velocity coordinates (B and B^T)."""
     nv = int(system.sizes[1])
+    n1 = position.shape[0] - n_border
     width = 0
     for group in system.force_groups:
         p = position[group[group >= 0]]
+        p = p[p < n1]
         if p.size:
             width = max(width, int(p.max() - p.min()))
     for row, bodies in enumerate(constraint_row_bodies(system)):
+        if position[nv + row] >= n1:
+            continue
         for body in bodies[bodies >= 0]:
             start, n = int(system.body_int[body, B_VSTART]), int(system.body_int[body, B_NV])
-            distance = np.abs(position[start:start + n] - position[nv + row])
-            width = max(width, int(distance.max()))
+            p = position[start:start + n]
+            p = p[p < n1]
+            if p.size:
+                width = max(width, int(np.abs(p - position[nv + row]).max()))
     return width
+
+
+def factor_cost(n: int, kl: int, ku: int, n_border: int) -> float:
+    """Multiply-adds of ``band_factor``: band LU of the leading block, the border columns' solves, the
+    Schur complement and its dense LU (for comparison, the dense LU takes n^3 / 3)."""
+    n1 = n - n_border
+    return (n1 * kl * (kl + ku) + n_border * n1 * (2 * kl + ku) + n_border * n_border * n1
+            + n_border ** 3 / 3.0)
 
 
 def band_structure(system: SystemArrays, mode: str = "auto") -> BandStructure:
     """The banded solver's structure for ``system`` (mode "banded"), the dense one (mode "dense"), or
-    whichever is cheaper (mode "auto": banded when the band storage 2 kl + ku + 1 is at most
-    BAND_FRACTION of the n unknowns). Minimal-coordinate chains (dense M) are always dense."""
+    whichever is cheaper (mode "auto": banded when ``factor_cost`` is at most COST_FRACTION of the
+    dense LU's). The banded ordering is the plain chain ordering or the one with the hubs (bodies
+    coupled to HUB_DEGREE or more others) in the border, whichever costs less. Minimal-coordinate
+    chains (dense M) are always dense."""
     nv, nc = int(system.sizes[1]), int(system.sizes[2])
     if mode == "dense" or system.chain_int.shape[0] > 0 or nv + nc == 0:
         return dense_structure()
-    position = chain_ordering(system)
-    kl = ku = half_bandwidth(system, position)
-    if mode == "auto" and 2 * kl + ku + 1 > BAND_FRACTION * (nv + nc):
+    n = nv + nc
+    neighbours = coupled_bodies(system)
+    hubs = {b for b, others in enumerate(neighbours) if len(others) >= HUB_DEGREE}
+    candidates = []
+    for border in ([set(), hubs] if hubs else [set()]):
+        position, n_border = band_ordering(system, border)
+        kl = half_bandwidth(system, position, n_border)
+        candidates.append((factor_cost(n, kl, kl, n_border), position, kl, n_border))
+    cost, position, kl, n_border = min(candidates, key=lambda c: c[0])
+    if mode == "auto" and cost > COST_FRACTION * n ** 3 / 3.0:
         return dense_structure()
     vel_body = np.empty(nv, dtype=np.int64)
     for i, row in enumerate(system.body_int):
         vel_body[row[B_VSTART]:row[B_VSTART] + row[B_NV]] = i
-    return BandStructure(True, position, np.array([kl, ku], dtype=np.int64), constraint_row_bodies(system),
-                         vel_body)
+    return BandStructure(True, position, np.array([kl, kl], dtype=np.int64), n_border, np.argsort(position),
+                         constraint_row_bodies(system), vel_body)
 
 
 @njit(cache=True)
@@ -161,24 +289,131 @@ def band_lu_solve(ab, kl, ku, piv, b):
     for k in range(n - 1, -1, -1):
         b[k] /= ab[k, diag]
         bk = b[k]
-        for i in range(max(0, k - kl - ku), k):
-            b[i] -= ab[k, diag + i - k] * bk
+        if bk != 0.0:
+            for i in range(max(0, k - kl - ku), k):
+                b[i] -= ab[k, diag + i - k] * bk
 
 
 @njit(cache=True)
-def band_set(ab, kl, ku, i, j, value):
-    """A[i, j] = value in band storage (i, j inside the band)."""
-    ab[j, kl + ku + i - j] = value
+def band_layout(st):
+    """(kl, ku, n1, nb) of the structure st: the integers ``band_index`` needs."""
+    nb = st.n_border
+    return st.bands[0], st.bands[1], st.position.shape[0] - nb, nb
 
 
 @njit(cache=True)
-def band_set_constraint_rows(body_int, st, Cb, texp, Tb, ab):
-    """The columns B^T and the rows B (B T with T = blockdiag(Tb[body]) if ``texp``) of a saddle-point
-    iteration matrix into the band storage ab, ordering ``st``, from the row blocks Cb of
-    ``constraints.constraint_blocks``."""
+def band_index(layout, i, j):
+    """Index in ``BandMatrix.data`` of A[i, j] for the places i, j of the band ordering (inside the band
+    of A11, or in the border); layout from ``band_layout``."""
+    kl, ku, n1, nb = layout
+    width = 2 * kl + ku + 1
+    if i < n1 and j < n1:
+        return j * width + kl + ku + i - j
+    if i < n1:
+        return n1 * width + (j - n1) * n1 + i
+    if j < n1:
+        return n1 * width + nb * n1 + (i - n1) * n1 + j
+    return n1 * width + 2 * nb * n1 + (i - n1) * nb + j - n1
+
+
+@njit(cache=True)
+def band_clear(m):
+    """Zero every block of the band matrix m."""
+    m.data[:] = 0.0
+
+
+@njit(cache=True)
+def band_gather(S, st, m):
+    """The dense matrix S (unknowns in their own order) into the band matrix m of ``st``. Only the
+    entries of the structure's pattern are read: the others must be zero."""
     kl = st.bands[0]
     ku = st.bands[1]
+    unknown = st.unknown
+    n1 = m.ab.shape[0]
+    nb = m.corner.shape[0]
+    m.ab[:, :] = 0.0
+    for pc in range(n1):
+        c = unknown[pc]
+        for pr in range(max(0, pc - ku), min(n1, pc + kl + 1)):
+            m.ab[pc, kl + ku + pr - pc] = S[unknown[pr], c]
+        for b in range(nb):
+            m.lower[b, pc] = S[unknown[n1 + b], c]
+            m.upper[b, pc] = S[c, unknown[n1 + b]]
+    for r in range(nb):
+        for c in range(nb):
+            m.corner[r, c] = S[unknown[n1 + r], unknown[n1 + c]]
+
+
+@njit(cache=True)
+def band_factor(m, st):
+    """Factorise the band matrix m in place: band LU of A11, upper <- (A11^{-1} A12)^T, corner <- LU of
+    the Schur complement A22 - A21 A11^{-1} A12; False if singular."""
+    kl = st.bands[0]
+    ku = st.bands[1]
+    n1 = m.ab.shape[0]
+    nb = m.corner.shape[0]
+    if n1 > 0 and not band_lu_factor(m.ab, kl, ku, m.piv):
+        return False
+    if nb == 0:
+        return True
+    for c in range(nb):
+        band_lu_solve(m.ab, kl, ku, m.piv, m.upper[c])
+    for r in range(nb):
+        if _is_zero(m.lower[r]):      # border rows coupled to no branch (the hubs' own joints)
+            continue
+        for c in range(nb):
+            s = 0.0
+            for k in range(n1):
+                s += m.lower[r, k] * m.upper[c, k]
+            m.corner[r, c] -= s
+    return lu_factor(m.corner, m.corner_piv)
+
+
+@njit(cache=True)
+def _is_zero(x):
+    for k in range(x.shape[0]):
+        if x[k] != 0.0:
+            return False
+    return True
+
+
+@njit(cache=True)
+def band_solve(m, st, b):
+    """b <- A^{-1} b with the factors of ``band_factor``; b in the unknowns' own order (permuted into
+    m.rhs and back)."""
     pos = st.position
+    x = m.rhs
+    for u in range(b.shape[0]):
+        x[pos[u]] = b[u]
+    n1 = m.ab.shape[0]
+    nb = m.corner.shape[0]
+    head = x[:n1]
+    if n1 > 0:
+        band_lu_solve(m.ab, st.bands[0], st.bands[1], m.piv, head)
+    if nb > 0:
+        tail = x[n1:]
+        for r in range(nb):
+            s = 0.0
+            for k in range(n1):
+                s += m.lower[r, k] * head[k]
+            tail[r] -= s
+        lu_solve(m.corner, m.corner_piv, tail)
+        for c in range(nb):
+            xc = tail[c]
+            for k in range(n1):
+                head[k] -= m.upper[c, k] * xc
+    for u in range(b.shape[0]):
+        b[u] = x[pos[u]]
+
+
+@njit(cache=True)
+def band_set_constraint_rows(body_int, st, Cb, texp, Tb, m):
+    """The columns B^T and the rows B (B T with T = blockdiag(Tb[body]) if ``texp``) of a saddle-point
+    iteration matrix into the band matrix m of ``st``, from the row blocks Cb of
+    ``constraints.constraint_blocks``."""
+    pos = st.position
+    layout = band_layout(st)
+    data = m.data
     nv = pos.shape[0] - st.row_bodies.shape[0]
     for row in range(st.row_bodies.shape[0]):
         prow = pos[nv + row]
@@ -188,14 +423,14 @@ def band_set_constraint_rows(body_int, st, Cb, texp, Tb, ab):
                 continue
             vs = body_int[b, B_VSTART]
             for c in range(body_int[b, B_NV]):
-                band_set(ab, kl, ku, pos[vs + c], prow, Cb[row, side, c])
+                data[band_index(layout, pos[vs + c], prow)] = Cb[row, side, c]
                 if texp:
                     ct = 0.0
                     for l in range(body_int[b, B_NV]):
                         ct += Cb[row, side, l] * Tb[b, l, c]
                 else:
                     ct = Cb[row, side, c]
-                band_set(ab, kl, ku, prow, pos[vs + c], ct)
+                data[band_index(layout, prow, pos[vs + c])] = ct
 
 
 def band_from_dense(A: np.ndarray, kl: int, ku: int) -> np.ndarray:

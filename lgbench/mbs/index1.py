@@ -30,8 +30,8 @@ import numpy as np
 from numba import njit
 
 from lgbench.mbs.banded import (
-    band_lu_factor, band_lu_solve, band_set, band_set_constraint_rows, band_structure, BandStructure, BODY_BLOCK,
-    dense_structure,
+    band_clear, band_factor, band_index, band_layout, band_matrix, band_set_constraint_rows, band_solve, band_structure,
+    BandMatrix, BandStructure, BODY_BLOCK, dense_structure,
 )
 from lgbench.mbs.constraints import constraint_blocks, constraint_curvature, constraint_matrix, constraint_residual
 from lgbench.mbs.coordinate_update import update_coordinates
@@ -55,11 +55,10 @@ class SaddlePointWorkspace(NamedTuple):
     force: np.ndarray
     torque: np.ndarray
     bv: np.ndarray
-    band: BandStructure   # banded solver (``band.active``): blocks Mb, Cb and band matrix ab; M, C, A empty
+    band: BandStructure   # banded solver (``band.active``): blocks Mb, Cb and band matrix bm; M, C, A empty
     Mb: np.ndarray
     Cb: np.ndarray
-    ab: np.ndarray
-    brhs: np.ndarray
+    bm: BandMatrix
 
 
 def make_saddle_point_workspace(nq: int, nv: int, nc: int, n_bodies: int, system=None,
@@ -71,52 +70,44 @@ def make_saddle_point_workspace(nq: int, nv: int, nc: int, n_bodies: int, system
     if system is not None and linear_algebra != "dense" and nc > 0:
         band = band_structure(system, linear_algebra)
     if band.active:
-        kl, ku = (int(x) for x in band.bands)
         dense_v, dense_c, dense_n = 0, 0, 0
-        blocks = dict(Mb=np.zeros((n_bodies, BODY_BLOCK, BODY_BLOCK)), Cb=np.zeros((nc, 2, BODY_BLOCK)),
-                      ab=np.zeros((n, 2 * kl + ku + 1)), brhs=np.zeros(n))
+        blocks = dict(Mb=np.zeros((n_bodies, BODY_BLOCK, BODY_BLOCK)), Cb=np.zeros((nc, 2, BODY_BLOCK)))
     else:
         dense_v, dense_c, dense_n = nv, nc, n
-        blocks = dict(Mb=np.zeros((0, BODY_BLOCK, BODY_BLOCK)), Cb=np.zeros((0, 2, BODY_BLOCK)),
-                      ab=np.zeros((0, 0)), brhs=np.zeros(0))
+        blocks = dict(Mb=np.zeros((0, BODY_BLOCK, BODY_BLOCK)), Cb=np.zeros((0, 2, BODY_BLOCK)))
     return SaddlePointWorkspace(
         M=np.zeros((dense_v, dense_v)), C=np.zeros((dense_c, dense_v)), A=np.zeros((dense_n, dense_n)),
         piv=np.zeros(n, dtype=np.int64), b=np.zeros(n), g=np.zeros(nv), curvature=np.zeros(nc), phi=np.zeros(nc),
         dq=np.zeros(nq), moved=np.zeros(nq), force=np.zeros((n_bodies, 3)), torque=np.zeros((n_bodies, 3)),
-        bv=np.zeros(nc), band=band, **blocks,
+        bv=np.zeros(nc), band=band, bm=band_matrix(band), **blocks,
     )
 
 
 @njit(cache=True)
 def _factor_band_saddle_point(sys, q, w):
-    """[M B^T; B 0] from the body blocks of M and B into the band storage w.ab (ordering w.band.position),
+    """[M B^T; B 0] from the body blocks of M and B into the band matrix w.bm (ordering w.band.position),
     factorised in place; False if singular."""
     st = w.band
-    kl = st.bands[0]
-    ku = st.bands[1]
     pos = st.position
+    layout = band_layout(st)
+    data = w.bm.data
     mass_blocks(sys, q, w.Mb)
     constraint_blocks(sys, q, w.Cb)
-    w.ab[:, :] = 0.0
+    band_clear(w.bm)
     for i in range(sys.body_int.shape[0]):
         vs = sys.body_int[i, B_VSTART]
         for r in range(sys.body_int[i, B_NV]):
             for c in range(sys.body_int[i, B_NV]):
-                band_set(w.ab, kl, ku, pos[vs + r], pos[vs + c], w.Mb[i, r, c])
-    band_set_constraint_rows(sys.body_int, st, w.Cb, False, w.Mb, w.ab)
-    return band_lu_factor(w.ab, kl, ku, w.piv)
+                data[band_index(layout, pos[vs + r], pos[vs + c])] = w.Mb[i, r, c]
+    band_set_constraint_rows(sys.body_int, st, w.Cb, False, w.Mb, w.bm)
+    return band_factor(w.bm, st)
 
 
 @njit(cache=True)
 def _solve_saddle_point(w):
     """w.b <- [M B^T; B 0]^{-1} w.b with the factors of ``_factor_saddle_point`` (dense or banded)."""
     if w.band.active:
-        pos = w.band.position
-        for u in range(w.b.shape[0]):
-            w.brhs[pos[u]] = w.b[u]
-        band_lu_solve(w.ab, w.band.bands[0], w.band.bands[1], w.piv, w.brhs)
-        for u in range(w.b.shape[0]):
-            w.b[u] = w.brhs[pos[u]]
+        band_solve(w.bm, w.band, w.b)
     else:
         lu_solve(w.A, w.piv, w.b)
 
