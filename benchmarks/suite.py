@@ -74,6 +74,7 @@ def cases() -> list[Case]:
         out.append(Case("V8 crank drive", "v8_crank", "EP", "hht", 1e-4, f"{variant} HHT, alpha = -0.3",
                         (("alpha", -0.3), ("newton_atol", 1e-8), ("newton_rtol", 1e-10), ("variant", variant)),
                         max_steps=200))
+    out.append(_ga("V8 crank drive", "v8_crank", "EP", 1e-4, "full", 200, newton_atol=1e-8, newton_rtol=1e-10))
     return out
 
 
