@@ -3,7 +3,8 @@
 Every bad input ends with one line ``error: ...`` on stderr and exit code 2. An unexpected exception (a
 bug in lgbench, e.g. inside the compiled engine during a run) ends with one line ``error: internal error
 ...`` naming the run, the exception's class and the first line of its message, and exit code 3; results
-already stored stay stored. ``LGBENCH_DEBUG=1`` prints the full traceback before that line.
+already stored stay stored. ``LGBENCH_DEBUG=1`` prints the full traceback before that line. Ctrl-C
+ends a command with exit code 130, SIGTERM with 143, and one line saying what was kept.
 """
 from __future__ import annotations
 
@@ -36,13 +37,20 @@ def debugging() -> bool:
 
 
 class _Commands(TyperGroup):
-    """Turns InputError and file-system errors of any command into one line on stderr (exit 2), and any
-    other exception, an internal error, into one line naming it (exit 3)."""
+    """Turns InputError and file-system errors of any command into one line on stderr (exit 2), any
+    other exception, an internal error, into one line naming it (exit 3), and Ctrl-C or SIGTERM outside
+    a command's own handling (``run`` and ``simulate`` say what was kept) into ``interrupted`` (130/143)."""
 
     def invoke(self, ctx):
+        from lgbench.cli_progress import Interrupted, interruptible
+
         code, trace = EXIT_INPUT, ""
         try:
-            return super().invoke(ctx)
+            with interruptible():
+                return super().invoke(ctx)
+        except Interrupted as interrupt:
+            typer.echo("interrupted", err=True)
+            raise typer.Exit(interrupt.exit_code) from None
         except InputError as error:
             message = str(error)
         except OSError as error:

@@ -91,11 +91,15 @@ def test_the_workers_column_is_the_dask_clusters_worker_count():
 
 @pytest.mark.parametrize("signum, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"])
 def test_a_signal_stops_simulate_with_one_line_and_no_traceback(signum, code):
-    """simulate had no handler: a Ctrl-C ended in a KeyboardInterrupt traceback once the compiled run returned."""
+    """simulate had no handler: a Ctrl-C ended in a KeyboardInterrupt traceback once the compiled run returned.
+    The run is 1e8 steps (40 s or more), so that the signal finds it running, not finished: 6e6 steps
+    (2.5 s) once raced the signal on a fast machine."""
     process = subprocess.Popen([sys.executable, "-m", "lgbench", "simulate", "heavy_top", "-f", "RV", "-i", "RK44",
-                                "--step", "1e-6", "--t-end", "6"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                                "--step", "1e-6", "--t-end", "100", "--max-steps", "100000000"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "PYTHONPATH": str(ROOT)})
     time.sleep(3.0)
+    assert process.poll() is None, "the run ended before the signal"
     process.send_signal(signum)
     output, errors = process.communicate(timeout=120)
     assert process.returncode == code, errors
@@ -117,12 +121,13 @@ def assert_ctrl_c_ends_within_a_second(process: subprocess.Popen, message: str) 
 @pytest.mark.parametrize("integrator", ["RK44", "generalized-alpha"])
 def test_ctrl_c_stops_a_compiled_run_within_a_second(integrator):
     """A signal used to wait for the compiled loop to finish its run (12 s and 165 s measured); the loop
-    now reads the stop flag of ``timed_run`` before every step. The run would take 10 s or more: 1e7 steps."""
-    command = [sys.executable, "-m", "lgbench", "simulate", "heavy_top", "-f", "RV", "-i", integrator, "--step", "1e-6"]
+    now reads the stop flag of ``timed_run`` before every step. The run would take 40 s or more: 1e8 steps."""
+    command = [sys.executable, "-m", "lgbench", "simulate", "heavy_top", "-f", "RV", "-i", integrator, "--step", "1e-6",
+               "--max-steps", "100000000"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     warm = subprocess.run(command + ["--t-end", "1e-5"], capture_output=True, text=True, env=env, timeout=900)
     assert warm.returncode == 0, warm.stderr      # compiled and cached: the next run starts its loop at once
-    process = subprocess.Popen(command + ["--t-end", "10"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    process = subprocess.Popen(command + ["--t-end", "100"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, env=env)
     time.sleep(4.0)
     assert_ctrl_c_ends_within_a_second(process, "interrupted: the run was not finished")
@@ -186,3 +191,20 @@ def test_a_kill_loop_loses_nothing_and_resumes_to_the_uninterrupted_result(tmp_p
     runs_killed, errors_killed = _finished_tables(killed)
     assert not runs_killed.index.duplicated().any()
     assert runs_killed.equals(runs_whole) and errors_killed.equals(errors_whole)
+
+
+def test_a_signal_outside_a_run_ends_any_command_with_one_line(monkeypatch):
+    """Ctrl-C while a command loads or prints (outside run's and simulate's own handling) was a
+    KeyboardInterrupt traceback; now one line, exit 130."""
+    from typer.testing import CliRunner
+
+    from lgbench import cli
+    from lgbench.runner import study
+
+    def interrupted():
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(study, "models", interrupted)
+    result = CliRunner().invoke(cli.app, ["list", "models"])
+    assert result.exit_code == 130 and result.output.strip().endswith("interrupted")
+    assert result.exception is None or isinstance(result.exception, SystemExit)
