@@ -219,8 +219,7 @@ class ImplicitWorkspace(NamedTuple):
     """Preallocated arrays of the implicit stepper (a namedtuple, so numba can take it).
 
     Dense solver: M, C, K, Ct, T, S, LU (n x n). Banded solver (``band.active``): the band matrix bm,
-    and either (assembly "blocks") body blocks Mb, Cb, Tb and group blocks Kg, Cg with the dense
-    matrices empty, or (assembly "dense") the dense matrices, S gathered into bm.
+    body blocks Mb, Cb, Tb and group blocks Kg, Cg, the dense matrices empty.
     """
 
     M: np.ndarray
@@ -267,19 +266,18 @@ class ImplicitWorkspace(NamedTuple):
 
 
 def make_workspace(nq: int, nv: int, nc: int, n_bodies: int, index: int = 3, system=None,
-                   linear_algebra: str = "dense", assembly: str = "blocks") -> ImplicitWorkspace:
+                   linear_algebra: str = "dense") -> ImplicitWorkspace:
     """Arrays for the index-3 system (nv + nc unknowns) or the index-2 one (nv + 2 nc).
 
     ``linear_algebra`` ("dense", "banded", "auto"; banded needs ``system`` and index 3) selects the
-    solver through ``lgbench.mbs.banded.band_structure``; ``assembly`` says how the banded solver gets
-    its matrix: from body and group blocks ("blocks", generalized-alpha) or gathered from the dense
-    S_t ("dense", HHT).
+    solver through ``lgbench.mbs.banded.band_structure``; the banded solver assembles its matrix from
+    body and group blocks.
     """
     n = nv + nc if index == 3 or nc == 0 else nv + 2 * nc
     band = dense_structure()
     if system is not None and linear_algebra != "dense" and n == nv + nc:
         band = band_structure(system, linear_algebra)
-    if band.active and assembly == "blocks":
+    if band.active:
         groups = system.force_groups
         ng, gw = groups.shape
         dense_n, dense_v, dense_c = 0, 0, 0

@@ -21,9 +21,10 @@ C_t by forward differences, scaling by beta h^2) with the mass term divided by 1
 generalized-alpha matrix for alpha_m = alpha_f = 0 with J_0 = h^2 beta I (eq. 66) and
 J_1 = h gamma I (eq. 67, classical). For the modified variant the EP columns of C_t J_1 use the
 analytical derivative de'_{n+1}/de''_{n+1} of eq. (69) with w-hat of eq. (70) (paper 004 App. B).
-Newton options, convergence test and statistics are those of the generalized-alpha entry; the
-iteration matrix is assembled densely and, for trees and chains of bodies (option ``linear_algebra``),
-gathered into the banded solver of ``lgbench/mbs/banded.py`` (the V8 crank drive: band plus border).
+Newton options, convergence test and statistics are those of the generalized-alpha entry. For chains
+and trees of bodies (option ``linear_algebra``) residual and iteration matrix are assembled from body
+and group blocks straight into the banded solver of ``lgbench/mbs/banded.py`` (the V8 crank drive: band
+plus border), as for generalized-alpha; otherwise densely.
 """
 from __future__ import annotations
 
@@ -40,17 +41,17 @@ from lgbench.integrators.fixed_step import run_fixed_steps
 from lgbench.integrators.generalized_alpha import ImplicitWorkspace
 from lgbench.integrators.implicit import NEWTON_DEFAULTS, implicit_options, linear_solver
 from lgbench.integrators.interface import Integration, sampling, timed_run
-from lgbench.integrators.iteration_matrix import iteration_matrix
+from lgbench.integrators.iteration_matrix import band_iteration_matrix, iteration_matrix
 from lgbench.integrators.newton import N_STATISTICS, ST_STEPS, NewtonOptions, newton_solve
 from lgbench.integrators.starting_values import consistent_accelerations
-from lgbench.mbs.banded import band_factor, band_gather, band_solve
+from lgbench.mbs.banded import band_factor, band_index, band_layout, band_solve
 from lgbench.mbs.codes import DIVERGED, EP, OK, SINGULAR_MATRIX
-from lgbench.mbs.constraints import constraint_matrix, constraint_residual
+from lgbench.mbs.constraints import constraint_blocks, constraint_matrix, constraint_residual
 from lgbench.mbs.coordinate_update import update_coordinates
 from lgbench.mbs.dense import all_finite, lu_factor, lu_solve
 from lgbench.mbs.formulations import IMPLICIT_FORMULATIONS
 from lgbench.mbs.pose import _rot_start
-from lgbench.mbs.residual import dynamic_residual, generalized_forces
+from lgbench.mbs.residual import add_constraint_forces, dynamic_residual, generalized_forces, structured_residual
 from lgbench.mbs.system import B_FORM, SystemArrays
 
 CLASSICAL = 0
@@ -149,15 +150,19 @@ def ep_velocity_derivative(e, e_rate, e_acc, e1, a1, h, beta, gamma):
 
 
 @njit(cache=True)
-def force_history(sys, q, v, lam, t, force, torque, g, C, out):
+def force_history(sys, q, v, lam, t, band, Cb, force, torque, g, C, out):
     """(B^T lambda - g)(q, v, t), the t_n part of the HHT weighting (paper 004 eq. 61), in place; g and
-    B(q) are left in g and C."""
+    B(q) are left in g and C (in the row blocks Cb when ``band.active``)."""
     generalized_forces(sys, q, v, t, force, torque, g)
+    for k in range(out.shape[0]):
+        out[k] = -g[k]
+    if band.active:
+        constraint_blocks(sys, q, Cb)
+        add_constraint_forces(sys, band.row_bodies, Cb, lam, out)
+        return
     nc = C.shape[0]
     if nc > 0:
         constraint_matrix(sys, q, C)
-    for k in range(out.shape[0]):
-        out[k] = -g[k]
     for row in range(nc):
         for k in range(out.shape[0]):
             out[k] += C[row, k] * lam[row]
@@ -172,13 +177,17 @@ def _weighted_accelerations(method, a1, out):
 
 
 @njit(cache=True)
-def hht_residual(sys, method, q1, v1, a1, lam1, t1, history, abar, M, C, force, torque, g, phi, R):
+def hht_residual(sys, method, q1, v1, a1, lam1, t1, history, abar, band, Mb, Cb, M, C, force, torque, g, phi, R):
     """R of paper 004 eq. (62) into R, Phi(q_{n+1}) (eq. 63) into phi; returns ||[R; Phi]||_2. abar
-    receives a_{n+1} / (1 + alpha); M, C, g the by-products of ``dynamic_residual``. The workspace's
-    arrays come one by one: a compiled call copies every array of a tuple argument."""
+    receives a_{n+1} / (1 + alpha); M, C, g (Mb, Cb, g when ``band.active``) the by-products of the
+    residual. The workspace's arrays come one by one: a compiled call copies every array of a tuple
+    argument."""
     alpha = method[M_ALPHA]
     _weighted_accelerations(method, a1, abar)
-    dynamic_residual(sys, q1, v1, abar, lam1, t1, M, C, force, torque, g, R)
+    if band.active:
+        structured_residual(sys, q1, v1, abar, lam1, t1, band.row_bodies, Mb, Cb, force, torque, g, R)
+    else:
+        dynamic_residual(sys, q1, v1, abar, lam1, t1, M, C, force, torque, g, R)
     s = 0.0
     for k in range(R.shape[0]):
         R[k] -= alpha / (1.0 + alpha) * history[k]
@@ -192,15 +201,18 @@ def hht_residual(sys, method, q1, v1, a1, lam1, t1, history, abar, M, C, force, 
 
 @njit(cache=True)
 def hht_iteration_matrix(sys, method, opts, q, v, a, q1, dq, v1, a1, lam1, t1, h, scale, w):
-    """Scaled iteration matrix of paper 004 eq. (65) into w.S (see the module docstring)."""
+    """Scaled iteration matrix of paper 004 eq. (65) into w.S, or into the band matrix w.bm when
+    ``w.band.active`` (see the module docstring)."""
     alpha, beta, gamma = method[M_ALPHA], method[M_BETA], method[M_GAMMA]
     mass_factor = 1.0 / (h * h * beta * (1.0 + alpha))
     velocity_factor = gamma / (h * beta)
     _weighted_accelerations(method, a1, w.abar)
-    iteration_matrix(sys, q1, dq, v1, w.abar, lam1, t1, mass_factor, velocity_factor, scale, opts, w)
+    if w.band.active:
+        band_iteration_matrix(sys, q1, dq, v1, w.abar, lam1, t1, mass_factor, velocity_factor, scale, opts, w)
+    else:
+        iteration_matrix(sys, q1, dq, v1, w.abar, lam1, t1, mass_factor, velocity_factor, scale, opts, w)
     if method[M_VARIANT] != MODIFIED:
         return
-    nv = v.shape[0]
     for i in range(sys.body_int.shape[0]):
         if sys.body_int[i, B_FORM] != EP:
             continue
@@ -209,11 +221,40 @@ def hht_iteration_matrix(sys, method, opts, q, v, a, q1, dq, v1, a1, lam1, t1, h
         # dv/d(dq) = D / (h^2 beta) replaces gamma / (h beta) I in the EP columns of C_t J_1 (D of
         # ``ep_velocity_derivative`` entry by entry, no array)
         for c in range(4):
-            d0, d1, d2, d3 = _ep_velocity_correction_column(carry, q1, a1, qr, vr, h, beta, gamma, c)
-            for row in range(nv):
-                s = (w.Ct[row, vr] * d0 + w.Ct[row, vr + 1] * d1 + w.Ct[row, vr + 2] * d2
-                     + w.Ct[row, vr + 3] * d3)
-                w.S[row, vr + c] += scale * s / (h * h * beta)
+            column = _ep_velocity_correction_column(carry, q1, a1, qr, vr, h, beta, gamma, c)
+            if w.band.active:
+                _add_ep_correction_band(sys, vr, c, column, scale / (h * h * beta), w)
+            else:
+                _add_ep_correction_dense(vr, c, column, scale / (h * h * beta), w.Ct, w.S)
+
+
+@njit(cache=True)
+def _add_ep_correction_dense(vr, c, column, factor, Ct, S):
+    """S[:, vr + c] += factor * Ct[:, vr:vr + 4] column (the modified variant's EP column c)."""
+    d0, d1, d2, d3 = column
+    for row in range(Ct.shape[0]):
+        S[row, vr + c] += factor * (Ct[row, vr] * d0 + Ct[row, vr + 1] * d1 + Ct[row, vr + 2] * d2
+                                    + Ct[row, vr + 3] * d3)
+
+
+@njit(cache=True)
+def _add_ep_correction_band(sys, vr, c, column, factor, w):
+    """``_add_ep_correction_dense`` from the group blocks w.Cg of C_t into the band matrix w.bm: the rows
+    coupled to the EP coordinates vr..vr+3 are those of their force-coupled group."""
+    layout = band_layout(w.band)
+    pos = w.band.position
+    data = w.bm.data
+    groups = sys.force_groups
+    for grp in range(groups.shape[0]):
+        for j in range(groups.shape[1]):
+            k = groups[grp, j]
+            if k < vr or k >= vr + 4:
+                continue
+            d = column[k - vr]
+            for m in range(groups.shape[1]):
+                r = groups[grp, m]
+                if r >= 0:
+                    data[band_index(layout, pos[r], pos[vr + c])] += factor * w.Cg[grp, m, j] * d
 
 
 class HHTIterate(NamedTuple):
@@ -249,8 +290,8 @@ def _residual(it):
     w = it.w
     update_coordinates(it.sys, it.q, w.dqn, w.q1)
     newmark_velocities(it.sys, it.method, it.q, it.v, it.a, w.q1, w.vd1, it.h, w.v1)
-    return hht_residual(it.sys, it.method, w.q1, w.v1, w.vd1, w.lam1, it.t1, it.history, w.abar, w.M, w.C, w.force,
-                        w.torque, w.g, w.phi, it.R)
+    return hht_residual(it.sys, it.method, w.q1, w.v1, w.vd1, w.lam1, it.t1, it.history, w.abar, w.band, w.Mb,
+                        w.Cb, w.M, w.C, w.force, w.torque, w.g, w.phi, it.R)
 
 
 @njit(inline="always")
@@ -259,7 +300,6 @@ def _factor(it):
     hht_iteration_matrix(it.sys, it.method, it.opts, it.q, it.v, it.a, w.q1, w.dqn, w.v1, w.vd1, w.lam1, it.t1, it.h,
                          it.scale, w)
     if w.band.active:
-        band_gather(w.S, w.band, w.bm)
         return band_factor(w.bm, w.band)
     w.LU[:, :] = w.S
     return lu_factor(w.LU, w.piv)
@@ -293,7 +333,7 @@ def hht_step(sys, method, opts, q, v, a, lam, t, h, w, stats, history, R):
     The iterates a_{n+1}, lambda_{n+1}, dq, q_{n+1}, v_{n+1} live in w.vd1, w.lam1, w.dqn, w.q1, w.v1;
     Newton by ``newton_solve``."""
     scale = method[M_BETA] * h * h if opts.scaling else 1.0
-    force_history(sys, q, v, lam, t, w.force, w.torque, w.g, w.C, history)
+    force_history(sys, q, v, lam, t, w.band, w.Cb, w.force, w.torque, w.g, w.C, history)
     iterate = HHTIterate(sys, method, opts, q, v, a, lam, t + h, h, scale, history, R, w)
     status = newton_solve(_start, _residual, _factor, _correct, iterate, opts, w.jacobian_valid, stats)
     if status != OK:
@@ -332,7 +372,8 @@ def hht_fixed_step(problem, state, t, h, h_nominal):
                       problem.R)
     if status == OK:
         stats[ST_STEPS] += 1
-        ga.record_constraint_maxima(problem.sys, v, False, w.band.row_bodies, w.Cb, w.C, w.phi, w.bv, stats)
+        ga.record_constraint_maxima(problem.sys, v, w.band.active, w.band.row_bodies, w.Cb, w.C, w.phi, w.bv,
+                                    stats)
     return status
 
 
@@ -424,7 +465,7 @@ def run_hht(system, integrator: HHTIntegrator, q0, v0, options, h, t_end, sample
         return code, steps, t_reached, q, v, lam
 
     (workspace, stats), (code, steps, t_reached, q, v, lam), cpu = timed_run(
-        lambda: (ga.make_workspace(nq, nv, nc, n_bodies, 3, system, linear_solver(system, merged), "dense"),
+        lambda: (ga.make_workspace(nq, nv, nc, n_bodies, 3, system, linear_solver(system, merged)),
                  np.zeros(N_STATISTICS)), run, h, t_end)
     statistics = {**ga.newton_statistics(stats, steps, code, merged, with_eta=False), "alpha": merged["alpha"]}
     return Integration(int(code), int(steps), float(t_reached), cpu, q, v, lam, q_samples, v_samples,

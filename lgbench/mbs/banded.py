@@ -24,7 +24,7 @@ singular iteration matrix, and ``linear_algebra: dense`` avoids the border).
 
 Storage: ``ab[j, kl + ku + i - j] = A11[i, j]`` (column j of A11 is row j of ab, contiguous), width
 2 kl + ku + 1; the extra kl diagonals receive the fill of row interchanges. The border blocks are
-dense: ``upper[c] = A12[:, c]`` (overwritten by column c of A11^{-1} A12), ``lower = A21`` and
+dense: ``upper = A12`` (overwritten by A11^{-1} A12, all columns in one sweep), ``lower = A21`` and
 ``corner = A22`` (overwritten by the LU factors of the Schur complement). The four blocks are views of
 one flat array ``data``; assembly loops place an entry with the integer arithmetic of ``band_index``
 rather than a function that takes the blocks, because every array passed to a compiled function (even an
@@ -102,7 +102,7 @@ def band_matrix(structure: BandStructure) -> BandMatrix:
     n1 = n - nb
     kl, ku = (int(x) for x in structure.bands)
     width = 2 * kl + ku + 1 if structure.active else 0
-    shapes = ((n1, width), (nb, n1), (nb, n1), (nb, nb))
+    shapes = ((n1, width), (n1, nb), (nb, n1), (nb, nb))
     data = np.zeros(sum(r * c for r, c in shapes))
     blocks, start = [], 0
     for r, c in shapes:
@@ -295,6 +295,34 @@ def band_lu_solve(ab, kl, ku, piv, b):
 
 
 @njit(cache=True)
+def band_lu_solve_columns(ab, kl, ku, piv, B):
+    """B <- A^{-1} B for every column of B at once with the factors of ``band_lu_factor`` (the loops of
+    ``band_lu_solve`` with the columns innermost: contiguous, and a zero multiplier skips a whole row)."""
+    n = ab.shape[0]
+    diag = kl + ku
+    nr = B.shape[1]
+    for k in range(n):
+        p = piv[k]
+        if p != k:
+            for c in range(nr):
+                B[k, c], B[p, c] = B[p, c], B[k, c]
+        for i in range(k + 1, min(n - 1, k + kl) + 1):
+            f = ab[k, diag + i - k]
+            if f != 0.0:
+                for c in range(nr):
+                    B[i, c] -= f * B[k, c]
+    for k in range(n - 1, -1, -1):
+        d = ab[k, diag]
+        for c in range(nr):
+            B[k, c] /= d
+        for i in range(max(0, k - kl - ku), k):
+            f = ab[k, diag + i - k]
+            if f != 0.0:
+                for c in range(nr):
+                    B[i, c] -= f * B[k, c]
+
+
+@njit(cache=True)
 def band_layout(st):
     """(kl, ku, n1, nb) of the structure st: the integers ``band_index`` needs."""
     nb = st.n_border
@@ -310,7 +338,7 @@ def band_index(layout, i, j):
     if i < n1 and j < n1:
         return j * width + kl + ku + i - j
     if i < n1:
-        return n1 * width + (j - n1) * n1 + i
+        return n1 * width + i * nb + j - n1
     if j < n1:
         return n1 * width + nb * n1 + (i - n1) * n1 + j
     return n1 * width + 2 * nb * n1 + (i - n1) * nb + j - n1
@@ -324,8 +352,9 @@ def band_clear(m):
 
 @njit(cache=True)
 def band_gather(S, st, m):
-    """The dense matrix S (unknowns in their own order) into the band matrix m of ``st``. Only the
-    entries of the structure's pattern are read: the others must be zero."""
+    """The dense matrix S (unknowns in their own order) into the band matrix m of ``st`` (for tests and
+    diagnostics: the integrators assemble from blocks). Only the entries of the structure's pattern are
+    read: the others must be zero."""
     kl = st.bands[0]
     ku = st.bands[1]
     unknown = st.unknown
@@ -338,7 +367,7 @@ def band_gather(S, st, m):
             m.ab[pc, kl + ku + pr - pc] = S[unknown[pr], c]
         for b in range(nb):
             m.lower[b, pc] = S[unknown[n1 + b], c]
-            m.upper[b, pc] = S[c, unknown[n1 + b]]
+            m.upper[pc, b] = S[c, unknown[n1 + b]]
     for r in range(nb):
         for c in range(nb):
             m.corner[r, c] = S[unknown[n1 + r], unknown[n1 + c]]
@@ -346,8 +375,8 @@ def band_gather(S, st, m):
 
 @njit(cache=True)
 def band_factor(m, st):
-    """Factorise the band matrix m in place: band LU of A11, upper <- (A11^{-1} A12)^T, corner <- LU of
-    the Schur complement A22 - A21 A11^{-1} A12; False if singular."""
+    """Factorise the band matrix m in place: band LU of A11, upper <- A11^{-1} A12, corner <- LU of the
+    Schur complement A22 - A21 A11^{-1} A12; False if singular."""
     kl = st.bands[0]
     ku = st.bands[1]
     n1 = m.ab.shape[0]
@@ -356,25 +385,14 @@ def band_factor(m, st):
         return False
     if nb == 0:
         return True
-    for c in range(nb):
-        band_lu_solve(m.ab, kl, ku, m.piv, m.upper[c])
+    band_lu_solve_columns(m.ab, kl, ku, m.piv, m.upper)
     for r in range(nb):
-        if _is_zero(m.lower[r]):      # border rows coupled to no branch (the hubs' own joints)
-            continue
-        for c in range(nb):
-            s = 0.0
-            for k in range(n1):
-                s += m.lower[r, k] * m.upper[c, k]
-            m.corner[r, c] -= s
+        for k in range(n1):
+            f = m.lower[r, k]
+            if f != 0.0:      # A21 is sparse: the rows of the joints between hubs and branches
+                for c in range(nb):
+                    m.corner[r, c] -= f * m.upper[k, c]
     return lu_factor(m.corner, m.corner_piv)
-
-
-@njit(cache=True)
-def _is_zero(x):
-    for k in range(x.shape[0]):
-        if x[k] != 0.0:
-            return False
-    return True
 
 
 @njit(cache=True)
@@ -398,10 +416,11 @@ def band_solve(m, st, b):
                 s += m.lower[r, k] * head[k]
             tail[r] -= s
         lu_solve(m.corner, m.corner_piv, tail)
-        for c in range(nb):
-            xc = tail[c]
-            for k in range(n1):
-                head[k] -= m.upper[c, k] * xc
+        for k in range(n1):
+            s = 0.0
+            for c in range(nb):
+                s += m.upper[k, c] * tail[c]
+            head[k] -= s
     for u in range(b.shape[0]):
         b[u] = x[pos[u]]
 
