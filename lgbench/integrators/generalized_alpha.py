@@ -104,7 +104,7 @@ def _factor_iteration_matrix(sys, q1, dqn, v1, vd1, lam1, t1, bp, gp, scale, opt
     """Assemble and factorise S_t (dense, or banded when w.band is active) at the iterate whose residual
     ``_residual_norm`` has just evaluated (w.M, w.C, w.g, w.r current); False if singular."""
     if w.band.active:
-        band_iteration_matrix(sys, q1, dqn, v1, vd1, lam1, t1, bp, gp, scale, opts, w)
+        band_iteration_matrix(sys, q1, dqn, v1, t1, bp, gp, scale, opts, w)
         return band_factor(w.bm, w.band)
     iteration_matrix_at_residual(sys, q1, dqn, v1, vd1, lam1, t1, bp, gp, scale, opts, w)
     if index2:

@@ -202,59 +202,79 @@ def hht_residual(sys, method, q1, v1, a1, lam1, t1, history, abar, band, Mb, Cb,
 @njit(cache=True)
 def hht_iteration_matrix(sys, method, opts, q, v, a, q1, dq, v1, a1, lam1, t1, h, scale, w):
     """Scaled iteration matrix of paper 004 eq. (65) into w.S, or into the band matrix w.bm when
-    ``w.band.active`` (see the module docstring)."""
+    ``w.band.active`` (see the module docstring), at the iterate ``hht_residual`` has just evaluated."""
     alpha, beta, gamma = method[M_ALPHA], method[M_BETA], method[M_GAMMA]
     mass_factor = 1.0 / (h * h * beta * (1.0 + alpha))
     velocity_factor = gamma / (h * beta)
     _weighted_accelerations(method, a1, w.abar)
     if w.band.active:
-        band_iteration_matrix(sys, q1, dq, v1, w.abar, lam1, t1, mass_factor, velocity_factor, scale, opts, w)
+        band_iteration_matrix(sys, q1, dq, v1, t1, mass_factor, velocity_factor, scale, opts, w)
     else:
         iteration_matrix(sys, q1, dq, v1, w.abar, lam1, t1, mass_factor, velocity_factor, scale, opts, w)
     if method[M_VARIANT] != MODIFIED:
         return
+    if w.band.active:
+        _add_ep_corrections_band(sys, q, v, a, q1, a1, h, beta, gamma, scale, w.band, w.bm.data, w.Cg)
+    else:
+        _add_ep_corrections_dense(sys, q, v, a, q1, a1, h, beta, gamma, scale, w.Ct, w.S)
+
+
+@njit(inline="always")
+def _ep_correction_columns(sys, q, v, a, q1, a1, h, beta, gamma, i):
+    """The four columns of D - h gamma I for EP body i (``_ep_velocity_correction_column``): dv/d(dq) =
+    D / (h^2 beta) replaces gamma / (h beta) I in the EP columns of C_t J_1 (D of
+    ``ep_velocity_derivative`` entry by entry, no array)."""
+    qr, vr = _rot_start(sys, i)
+    carry = _body_rate_carry(q, v, a, qr, vr, h, gamma)
+    return (_ep_velocity_correction_column(carry, q1, a1, qr, vr, h, beta, gamma, 0),
+            _ep_velocity_correction_column(carry, q1, a1, qr, vr, h, beta, gamma, 1),
+            _ep_velocity_correction_column(carry, q1, a1, qr, vr, h, beta, gamma, 2),
+            _ep_velocity_correction_column(carry, q1, a1, qr, vr, h, beta, gamma, 3))
+
+
+@njit(cache=True)
+def _add_ep_corrections_dense(sys, q, v, a, q1, a1, h, beta, gamma, scale, Ct, S):
+    """S[:, vr + c] += scale / (h^2 beta) Ct[:, vr:vr + 4] (column c of D - h gamma I), every EP body."""
+    factor = scale / (h * h * beta)
     for i in range(sys.body_int.shape[0]):
         if sys.body_int[i, B_FORM] != EP:
             continue
-        qr, vr = _rot_start(sys, i)
-        carry = _body_rate_carry(q, v, a, qr, vr, h, gamma)
-        # dv/d(dq) = D / (h^2 beta) replaces gamma / (h beta) I in the EP columns of C_t J_1 (D of
-        # ``ep_velocity_derivative`` entry by entry, no array)
+        vr = _rot_start(sys, i)[1]
+        columns = _ep_correction_columns(sys, q, v, a, q1, a1, h, beta, gamma, i)
         for c in range(4):
-            column = _ep_velocity_correction_column(carry, q1, a1, qr, vr, h, beta, gamma, c)
-            if w.band.active:
-                _add_ep_correction_band(sys, vr, c, column, scale / (h * h * beta), w)
-            else:
-                _add_ep_correction_dense(vr, c, column, scale / (h * h * beta), w.Ct, w.S)
+            d0, d1, d2, d3 = columns[c]
+            for row in range(Ct.shape[0]):
+                S[row, vr + c] += factor * (Ct[row, vr] * d0 + Ct[row, vr + 1] * d1 + Ct[row, vr + 2] * d2
+                                            + Ct[row, vr + 3] * d3)
 
 
 @njit(cache=True)
-def _add_ep_correction_dense(vr, c, column, factor, Ct, S):
-    """S[:, vr + c] += factor * Ct[:, vr:vr + 4] column (the modified variant's EP column c)."""
-    d0, d1, d2, d3 = column
-    for row in range(Ct.shape[0]):
-        S[row, vr + c] += factor * (Ct[row, vr] * d0 + Ct[row, vr + 1] * d1 + Ct[row, vr + 2] * d2
-                                    + Ct[row, vr + 3] * d3)
-
-
-@njit(cache=True)
-def _add_ep_correction_band(sys, vr, c, column, factor, w):
-    """``_add_ep_correction_dense`` from the group blocks w.Cg of C_t into the band matrix w.bm: the rows
-    coupled to the EP coordinates vr..vr+3 are those of their force-coupled group."""
-    layout = band_layout(w.band)
-    pos = w.band.position
-    data = w.bm.data
+def _add_ep_corrections_band(sys, q, v, a, q1, a1, h, beta, gamma, scale, band, data, Cg):
+    """``_add_ep_corrections_dense`` from the group blocks Cg of C_t into the band matrix (entries ``data``,
+    ordering ``band``): the rows coupled to an EP body's coordinates vr..vr+3 are those of its
+    force-coupled group, where they stand contiguously (``SystemBuilder._force_groups``)."""
+    factor = scale / (h * h * beta)
+    layout = band_layout(band)
+    pos = band.position
     groups = sys.force_groups
-    for grp in range(groups.shape[0]):
-        for j in range(groups.shape[1]):
-            k = groups[grp, j]
-            if k < vr or k >= vr + 4:
-                continue
-            d = column[k - vr]
+    for i in range(sys.body_int.shape[0]):
+        if sys.body_int[i, B_FORM] != EP:
+            continue
+        vr = _rot_start(sys, i)[1]
+        home, first = -1, -1
+        for grp in range(groups.shape[0]):
+            for j in range(groups.shape[1]):
+                if groups[grp, j] == vr:
+                    home, first = grp, j
+        columns = _ep_correction_columns(sys, q, v, a, q1, a1, h, beta, gamma, i)
+        for c in range(4):
+            d0, d1, d2, d3 = columns[c]
             for m in range(groups.shape[1]):
-                r = groups[grp, m]
+                r = groups[home, m]
                 if r >= 0:
-                    data[band_index(layout, pos[r], pos[vr + c])] += factor * w.Cg[grp, m, j] * d
+                    data[band_index(layout, pos[r], pos[vr + c])] += factor * (
+                        Cg[home, m, first] * d0 + Cg[home, m, first + 1] * d1 + Cg[home, m, first + 2] * d2
+                        + Cg[home, m, first + 3] * d3)
 
 
 class HHTIterate(NamedTuple):

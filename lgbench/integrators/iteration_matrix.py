@@ -16,7 +16,7 @@ from lgbench.mbs.codes import RV, SE3
 from lgbench.mbs.constraints import constraint_matrix
 from lgbench.mbs.coordinate_update import update_coordinates, update_coordinates_inline
 from lgbench.mbs.pose import _rot_start
-from lgbench.mbs.residual import dynamic_residual, generalized_forces_inline, structured_residual
+from lgbench.mbs.residual import dynamic_residual, generalized_forces_inline
 from lgbench.mbs.system import B_FORM, B_NV, B_VSTART, S_NC
 
 
@@ -196,10 +196,12 @@ def _times_tangent(A, T, r, c):
 
 
 @njit(cache=True)
-def band_iteration_matrix(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w):
+def band_iteration_matrix(sys, q, dqn, v, t, bp, gp, scale, opts, w):
     """The S_t of ``iteration_matrix`` (K_t from the forces, eq. 42) assembled from body blocks of M, B,
     T and group blocks of K_t, C_t straight into the band matrix w.bm of the ordering w.band
-    (lgbench/mbs/banded.py): O(bodies) work. Group columns list each body's coordinates
+    (lgbench/mbs/banded.py): O(bodies) work. Like ``iteration_matrix_at_residual`` it reads the
+    by-products of the residual just evaluated at the iterate (``structured_residual``: w.Mb, w.Cb and
+    w.g), which the Newton loop always evaluates first. Group columns list each body's coordinates
     contiguously (``SystemBuilder._force_groups``)."""
     st = w.band
     pos = st.position
@@ -208,7 +210,6 @@ def band_iteration_matrix(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w):
     rel = opts.fd_relative_step
     floor = opts.fd_step_floor
     texp = opts.texp
-    structured_residual(sys, q, v, a, lam, t, st.row_bodies, w.Mb, w.Cb, w.force, w.torque, w.g, w.r)
     _grouped_force_blocks(sys, q, v, t, rel, floor, True, w.z, w.qp, w.vp, w.force, w.torque, w.g, w.gp, w.Kg)
     _grouped_force_blocks(sys, q, v, t, rel, floor, False, w.z, w.qp, w.vp, w.force, w.torque, w.g, w.gp, w.Cg)
     if texp:
