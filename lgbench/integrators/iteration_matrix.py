@@ -2,8 +2,9 @@
 
 S_t = [[M beta' + C_t gamma' + K_t T, B^T], [B T, 0]] with T = T_exp(dq_n) (T_SO3 on the rotation block of
 RV nodes, T_SE3 on the 6-block of SE3 nodes) or I; K_t and C_t by forward differences of the forces
-along UAC (eq. 42; one evaluation per coordinate of every force group at once) or of the whole residual
-(eq. 41). Dense, banded (chains) and the stabilised index-2 blocks of paper 002 eq. (62).
+along UAC (eq. 42; one evaluation per coordinate of a colour of bodies, ``SystemBuilder._force_colors``)
+or of the whole residual (eq. 41). Dense, banded (chains) and the stabilised index-2 blocks of paper 002
+eq. (62).
 """
 import math
 
@@ -75,15 +76,17 @@ def _step_sizes(x, rel, floor):
 
 
 @njit(inline="always")
-def _perturbed_forces(sys, q, v, t, rel, floor, positions, j, z, qp, vp, force, torque, gp):
-    """gp = g at the j-th coordinate of every force-coupled group perturbed (``SystemArrays.force_groups``),
+def _perturbed_forces(sys, q, v, t, rel, floor, positions, e, z, qp, vp, force, torque, gp):
+    """gp = g with the coordinates of finite-difference evaluation e perturbed (``SystemArrays.force_colors``),
     along UAC(q, z) (positions) or v; the steps in z. One site of ``generalized_forces_inline`` for both."""
     z[:] = 0.0
     groups = sys.force_groups
+    colors = sys.force_colors
     for grp in range(groups.shape[0]):
-        k = groups[grp, j]
-        if k >= 0:
-            z[k] = _step_sizes(q[k] if positions else v[k], rel, floor)
+        for j in range(groups.shape[1]):
+            if colors[grp, j] == e:
+                k = groups[grp, j]
+                z[k] = _step_sizes(q[k] if positions else v[k], rel, floor)
     if positions:
         update_coordinates_inline(sys, q, z, qp)
     else:
@@ -93,22 +96,37 @@ def _perturbed_forces(sys, q, v, t, rel, floor, positions, j, z, qp, vp, force, 
 
 
 @njit(inline="always")
+def _evaluations(sys):
+    """Number of force evaluations of one grouped finite-difference derivative."""
+    n = 0
+    colors = sys.force_colors
+    for grp in range(colors.shape[0]):
+        for j in range(colors.shape[1]):
+            n = max(n, colors[grp, j] + 1)
+    return n
+
+
+@njit(inline="always")
 def _grouped_force_derivative(sys, q, v, t, rel, floor, positions, z, qp, vp, force, torque, g, gp, out):
-    """out = -dg/dz (positions: along UAC(q, z)) or -dg/dv by forward differences, one coordinate
-    of every force-coupled group per evaluation (``SystemArrays.force_groups``); g must hold g(q, v, t)
-    (left there by the residual the caller evaluated at (q, v, t))."""
+    """out = -dg/dz (positions: along UAC(q, z)) or -dg/dv by forward differences with the colouring of
+    ``SystemBuilder._force_colors`` (one evaluation perturbs coordinates of bodies no force couples
+    twice; paper 000 eq. 42); g must hold g(q, v, t) (left there by the residual the caller evaluated
+    at (q, v, t))."""
     out[:, :] = 0.0
     groups = sys.force_groups
-    for j in range(groups.shape[1]):
-        _perturbed_forces(sys, q, v, t, rel, floor, positions, j, z, qp, vp, force, torque, gp)
+    colors = sys.force_colors
+    pattern = sys.force_pattern
+    for e in range(_evaluations(sys)):
+        _perturbed_forces(sys, q, v, t, rel, floor, positions, e, z, qp, vp, force, torque, gp)
         for grp in range(groups.shape[0]):
-            k = groups[grp, j]
-            if k < 0:
-                continue
-            for m in range(groups.shape[1]):
-                r = groups[grp, m]
-                if r >= 0:
-                    out[r, k] = -(gp[r] - g[r]) / z[k]
+            for j in range(groups.shape[1]):
+                if colors[grp, j] != e:
+                    continue
+                k = groups[grp, j]
+                for m in range(groups.shape[1]):
+                    if pattern[grp, m, j]:
+                        r = groups[grp, m]
+                        out[r, k] = -(gp[r] - g[r]) / z[k]
 
 
 @njit(cache=True)
@@ -117,16 +135,19 @@ def _grouped_force_blocks(sys, q, v, t, rel, floor, positions, z, qp, vp, force,
     g must hold g(q, v, t)."""
     out[:, :, :] = 0.0
     groups = sys.force_groups
-    for j in range(groups.shape[1]):
-        _perturbed_forces(sys, q, v, t, rel, floor, positions, j, z, qp, vp, force, torque, gp)
+    colors = sys.force_colors
+    pattern = sys.force_pattern
+    for e in range(_evaluations(sys)):
+        _perturbed_forces(sys, q, v, t, rel, floor, positions, e, z, qp, vp, force, torque, gp)
         for grp in range(groups.shape[0]):
-            k = groups[grp, j]
-            if k < 0:
-                continue
-            for m in range(groups.shape[1]):
-                r = groups[grp, m]
-                if r >= 0:
-                    out[grp, m, j] = -(gp[r] - g[r]) / z[k]
+            for j in range(groups.shape[1]):
+                if colors[grp, j] != e:
+                    continue
+                k = groups[grp, j]
+                for m in range(groups.shape[1]):
+                    if pattern[grp, m, j]:
+                        r = groups[grp, m]
+                        out[grp, m, j] = -(gp[r] - g[r]) / z[k]
 
 
 @njit(cache=True)

@@ -65,6 +65,8 @@ class SystemArrays(NamedTuple):
     chain_int: np.ndarray   # (n_chain_joints, CHAIN_INT_WIDTH) int64, see lgbench/mbs/chain.py
     chain_real: np.ndarray  # (n_chain_joints, CHAIN_REAL_WIDTH) float64
     force_groups: np.ndarray  # (n_groups, max_group_size) int64: velocity indices, -1 padded
+    force_colors: np.ndarray  # (n_groups, max_group_size) int64: finite-difference evaluation of each member
+    force_pattern: np.ndarray  # (n_groups, max_group_size, max_group_size) bool: row member m depends on member j
 
 
 class SystemBuilder:
@@ -275,14 +277,17 @@ class SystemBuilder:
         chain_int = np.array([c[0] for c in self._chain], dtype=np.int64).reshape(-1, CHAIN_INT_WIDTH)
         chain_real = np.array([c[1] for c in self._chain], dtype=np.float64).reshape(-1, CHAIN_REAL_WIDTH)
         sizes = np.array([self.nq, self.nv, self.nc], dtype=np.int64)
+        groups = self._force_groups(force_int)
+        colors, pattern = self._force_colors(force_int, groups)
         return SystemArrays(sizes, body_int, body_real, force_int, force_real, joint_int, joint_real,
-                            chain_int, chain_real, self._force_groups(force_int))
+                            chain_int, chain_real, groups, colors, pattern)
 
     def _force_groups(self, force_int: np.ndarray) -> np.ndarray:
-        """Velocity indices of the groups of bodies coupled by force elements (and of the chain).
+        """Velocity indices of the groups of bodies coupled by force elements (and of the chain), each
+        body's coordinates contiguous.
 
         The generalized forces of one group do not depend on another group's coordinates, so
-        finite-difference Jacobians perturb one coordinate of every group at once.
+        finite-difference Jacobians perturb coordinates of every group at once (``_force_colors``).
         """
         parent = list(range(len(self._bodies)))
 
@@ -306,6 +311,48 @@ class SystemBuilder:
         for k, m in enumerate(members):
             table[k, : len(m)] = m
         return table
+
+    def _force_colors(self, force_int: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(colors, pattern) of the grouped forward differences of the forces (Curtis, Powell and Reid).
+
+        pattern[g, m, j]: the forces on member m of group g depend on member j, i.e. their bodies are one
+        body or share a force element (the chain's coordinates all depend on each other). colors[g, j]:
+        the evaluation that perturbs member j. Bodies get a distance-2 colouring of the force-coupling
+        graph (greedy, in body order): no body shares an element with two bodies of one colour, so one
+        evaluation perturbs coordinate l of every body of a colour and each force still sees one
+        perturbed coordinate. Evaluations are (colour, l) pairs, numbered over all groups at once. A
+        chain of bodies coupled to their neighbours needs 3 colours whatever its length.
+        """
+        n_bodies = len(self._bodies)
+        body_of = -np.ones(self.nv, dtype=np.int64)
+        for i, (row, _) in enumerate(self._bodies):
+            body_of[row[B_VSTART]:row[B_VSTART] + row[B_NV]] = i
+        local = np.zeros(self.nv, dtype=np.int64)
+        for row, _ in self._bodies:
+            local[row[B_VSTART]:row[B_VSTART] + row[B_NV]] = np.arange(row[B_NV])
+        neighbours: list[set[int]] = [{i} for i in range(n_bodies)]
+        for _, body, other in force_int:
+            if other != GROUND:
+                neighbours[body].add(int(other))
+                neighbours[other].add(int(body))
+        body_color: list[int] = []
+        for i in range(n_bodies):
+            near = set().union(*(neighbours[b] for b in neighbours[i]))
+            taken = {body_color[b] for b in near if b < i}
+            body_color.append(min(c for c in range(len(taken) + 1) if c not in taken))
+        ng, width = groups.shape
+        colors = -np.ones((ng, width), dtype=np.int64)
+        pattern = np.zeros((ng, width, width), dtype=np.bool_)
+        numbers: dict[tuple[int, int], int] = {}
+        for g in range(ng):
+            members = groups[g][groups[g] >= 0]
+            chain = bool(members.size) and body_of[members[0]] < 0
+            for j, k in enumerate(members):
+                key = (0, j) if chain else (body_color[body_of[k]], int(local[k]))
+                colors[g, j] = numbers.setdefault(key, len(numbers))
+                for m, r in enumerate(members):
+                    pattern[g, m, j] = chain or body_of[r] in neighbours[body_of[k]]
+        return colors, pattern
 
 
 def _unit(vector, field: str) -> np.ndarray:
