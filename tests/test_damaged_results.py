@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from lgbench.cli import app
 from lgbench.runner.execute import execute_study
 from lgbench.runner.study import load_study
+from lgbench.runner.single_run import TIMING_COLUMNS
 from lgbench.store import read_frame, read_metadata
 
 from test_cli import assert_one_line_input_error, write_study
@@ -161,7 +162,7 @@ def test_check_without_a_study_copy_asks_for_the_study_file(folder):
 REPAIRABLE = {
     "invalid_utf8": "runs.csv: line 2: not UTF-8 text: row dropped",
     "text_in_number": "runs.csv: line 3, column 'h': 'abc' is not a number: row dropped",
-    "short_row": "runs.csv: line 2 has 13 cells, the header 16: row dropped",
+    "short_row": "runs.csv: line 2 has 15 cells, the header 18: row dropped",
     "long_row": "errors.csv: line 2 has 6 cells, the header 4: row dropped",
     "renamed_header": "runs.csv: line 1: the header lacks the column(s) run_id: table set aside, it starts anew",
     "text_error_value": "errors.csv: line 3, column 'value': 'big' is not a number: row dropped",
@@ -192,15 +193,15 @@ MORE_DAMAGES = {
     "damaged_reference_series": ("series/reference.csv", lambda p: replace_line(p, 1, lambda line: b"time")),
     "invalid_metadata": ("metadata.json", lambda p: p.write_text("[1, 2]")),
 }
-TIMING = ["cpu_s", "us_per_step"]
+TIMING = list(TIMING_COLUMNS)
 
 
 def contents(out):
     """Everything a result folder holds but the timings: runs (by run id), errors, series, reference."""
-    runs = read_frame(out / "runs.csv").drop(columns=TIMING).sort_values("run_id").reset_index(drop=True)
+    runs = read_frame(out / "runs.csv").drop(columns=TIMING, errors="ignore").sort_values("run_id").reset_index(drop=True)
     errors = read_frame(out / "errors.csv").sort_values(["run_id", "quantity"]).reset_index(drop=True)
     series = {path.name: path.read_text() for path in sorted((out / "series").glob("*.csv"))}
-    reference = read_frame(out / "reference.csv").drop(columns=TIMING)
+    reference = read_frame(out / "reference.csv").drop(columns=TIMING, errors="ignore")
     return runs[sorted(runs.columns)], errors, series, reference
 
 
@@ -236,7 +237,7 @@ def test_repair_keeps_a_backup_of_each_damaged_file_and_says_what_it_did(folder)
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[:3] == ["runs.csv: line 2: not UTF-8 text: row dropped",
-                         "runs.csv: line 3 has 17 cells, the header 16: row dropped",
+                         "runs.csv: line 3 has 19 cells, the header 18: row dropped",
                          "errors.csv: 2 row(s) of run(s) without a row in runs.csv "
                          "(RV-RK44-h1e-03, RV-RK44-h2e-03): dropped"]
     backups = list(out.glob("runs.csv.damaged-*"))

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from lgbench.runner import single_run
+
 from test_cli import write_study
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -148,7 +150,7 @@ def test_ctrl_c_stops_a_serial_study_run_within_a_second(tmp_path):
     assert_ctrl_c_ends_within_a_second(process, "interrupted: 0 runs stored — run again to resume")
 
 
-TIMING_COLUMNS = {"cpu_s", "us_per_step", "executor", "workers"}
+TIMING_COLUMNS = {*single_run.TIMING_COLUMNS, "executor", "workers"}
 
 
 def _finished_tables(folder: Path):

@@ -74,7 +74,7 @@ class FakeEngine:
         self.specs = []
         self.interrupt_at = interrupt_at
 
-    def __call__(self, spec, n_samples=None):
+    def __call__(self, spec, n_samples=None, timing=None):
         self.specs.append(spec)
         if len(self.specs) == self.interrupt_at:
             raise KeyboardInterrupt

@@ -17,10 +17,11 @@ from lgbench.runner import reference_cache
 from lgbench.runner.execute import compute_reference, execute_study
 from lgbench.runner.executors import Limits
 from lgbench.runner.study import load_study
+from lgbench.runner.single_run import TIMING_COLUMNS
 from lgbench.store import read_frame
 
 ROOT = Path(__file__).resolve().parent.parent
-TIMINGS = ["cpu_s", "us_per_step"]
+TIMINGS = list(TIMING_COLUMNS)
 
 TINY = {
     "name": "tiny", "model": "heavy_top", "t_end": 0.05, "formulations": ["RV", "Rxyz"],

@@ -69,23 +69,37 @@ def convergence(runs, table, quantity: str, measure: str, styles: Styles, path: 
 
 
 def per_run_quantity(runs, styles: Styles, column: str, ylabel: str, what: str, path: Path, fmt: str,
-                     log_y: bool = True) -> Path:
-    """A runs.csv column against h, one line per method, failed runs marked."""
+                     log_y: bool = True, spread: str | None = None) -> Path:
+    """A runs.csv column against h, one line per method, failed runs marked; with ``spread`` (a column
+    of relative spreads) a bar from each value up to value x (1 + spread)."""
     figure, axes = log_axes("step size h", ylabel, title(runs, what), log_y=log_y)
     failures = []
     for formulation, integrator, rows in methods(runs):
         style = styles.line(formulation, integrator)
         done = rows[(rows["status"] == "ok") & (rows[column] > 0)]
         note = "" if len(done) else f" ({NO_RESULT})"
-        axes.plot(done["h"], done[column], **style, label=f"{formulation} {integrator}{note}")
+        line, = axes.plot(done["h"], done[column], **style, label=f"{formulation} {integrator}{note}")
+        extent = _spread(done, spread)
+        if extent is not None:
+            values = done[column].to_numpy()
+            axes.errorbar(done["h"], values, yerr=[0 * values, values * extent], fmt="none",
+                          ecolor=line.get_color(), elinewidth=0.8, capsize=2)
         if failed_steps(rows):
             failures.append((failed_steps(rows), style))
     return finish(figure, axes, mark_failures(axes, failures), path, fmt)
 
 
 def cpu_time(runs, styles: Styles, path: Path, fmt: str) -> Path:
-    """CPU time of each run against h (paper 000 Figs. 4, 8, 12, 17, 21)."""
-    return per_run_quantity(runs, styles, "cpu_s", "CPU time [s]", "CPU time", path, fmt)
+    """CPU time of each run against h (paper 000 Figs. 4, 8, 12, 17, 21); a bar up to the slowest of a
+    run's timed repeats (``cpu_spread``)."""
+    return per_run_quantity(runs, styles, "cpu_s", "CPU time [s]", "CPU time", path, fmt, spread="cpu_spread")
+
+
+def _spread(rows, spread: str | None):
+    """Upward extent of the bars (value times the recorded relative spread), or None without one."""
+    if spread is None or spread not in rows.columns or not (rows[spread].fillna(0) > 0).any():
+        return None
+    return rows[spread].fillna(0.0).to_numpy()
 
 
 def newton_iterations(runs, styles: Styles, path: Path, fmt: str) -> Path:
@@ -95,15 +109,22 @@ def newton_iterations(runs, styles: Styles, path: Path, fmt: str) -> Path:
 
 
 def work_precision(runs, table, quantity: str, measure: str, styles: Styles, path: Path, fmt: str) -> Path:
-    """Error against CPU time (paper 000 Figs. 5, 13)."""
+    """Error against CPU time (paper 000 Figs. 5, 13); a bar to the slowest of a run's timed repeats."""
     figure, axes = log_axes("CPU time [s]", f"error in {quantity} ({measure})",
                             title(runs, f"Work-precision, {quantity}"))
     for formulation, integrator, rows in methods(runs):
         values = table[method_label(formulation, integrator)]
         done = rows[rows["status"] == "ok"]
-        points = [(cpu, values.get(h, math.nan)) for h, cpu in zip(done["h"], done["cpu_s"])]
-        points = [(cpu, error) for cpu, error in points if cpu > 0 and error > 0]
-        cpu, error = zip(*sorted(points)) if points else ((), ())
+        spreads = _spread(done, "cpu_spread")
+        spreads = [0.0] * len(done) if spreads is None else list(spreads)
+        points = [(cpu, values.get(h, math.nan), extent)
+                  for h, cpu, extent in zip(done["h"], done["cpu_s"], spreads)]
+        points = sorted((cpu, error, extent) for cpu, error, extent in points if cpu > 0 and error > 0)
+        cpu, error, extent = zip(*points) if points else ((), (), ())
         note = "" if points else f" ({NO_RESULT})"
-        axes.plot(cpu, error, **styles.line(formulation, integrator), label=f"{formulation} {integrator}{note}")
+        line, = axes.plot(cpu, error, **styles.line(formulation, integrator),
+                          label=f"{formulation} {integrator}{note}")
+        if any(extent):
+            axes.errorbar(cpu, error, xerr=[[0.0] * len(cpu), [c * e for c, e in zip(cpu, extent)]], fmt="none",
+                          ecolor=line.get_color(), elinewidth=0.8, capsize=2)
     return finish(figure, axes, [], path, fmt)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ from lgbench.runner.provenance import METADATA, record_session, session_record
 from lgbench.runner.error_measures import MEASURES, quantity_outputs
 from lgbench.runner.grid import labelled_specs, reference_spec, run_id, study_specs
 from lgbench.runner.precompile import precompile
-from lgbench.runner.single_run import RunResult, RunSpec
+from lgbench.runner.single_run import RunResult, RunSpec, TimingRule
 from lgbench.runner.study import Study, integrators, models
 from lgbench.store import FolderLock, ResultStore, atomic, result_folder
 from lgbench.store.csv_store import missing_parts, set_aside
@@ -176,6 +176,7 @@ def _execute(study: Study, out_dir: Path, force: bool, reporter: Reporter, execu
         return outcome
     reporter.started(len(pending))
     tasks = list(pending.items())
+    limits = replace(limits, timing=TimingRule(study.timing.repeat_below_s, study.timing.max_runs))
     for number, (identifier, result) in enumerate(
             executors.results(tasks, samples, limits, executor, jobs, address), start=1):
         spec = specs[identifier]

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from lgbench.exceptions import EngineError, InputError
-from lgbench.runner.single_run import RunResult, RunSpec
+from lgbench.runner.single_run import ONE_TIMING, RunResult, RunSpec, TimingRule
 
 EXECUTORS = ("serial", "processes", "dask")
 Task = tuple[str, RunSpec]
@@ -32,10 +32,11 @@ Task = tuple[str, RunSpec]
 
 @dataclass(frozen=True)
 class Limits:
-    """Per-run safeguards; None = unlimited."""
+    """Per-run safeguards (None = unlimited) and the timing rule of the study's runs."""
 
     wall_seconds: float | None = None
     max_steps: int | None = None
+    timing: TimingRule = ONE_TIMING
 
 
 def _timeout(message: str) -> RunResult:
@@ -50,7 +51,7 @@ def run_task(spec: RunSpec, samples: int | None, limits: Limits) -> RunResult:
         needed = math.ceil(spec.t_end / spec.h - 1e-9)
         if needed > limits.max_steps:
             return _timeout(f"needs {needed} steps, more than the step budget of {limits.max_steps}")
-    return run_single(spec, n_samples=samples)
+    return run_single(spec, n_samples=samples, timing=limits.timing)
 
 
 def _die_with_parent() -> None:

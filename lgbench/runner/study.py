@@ -195,6 +195,15 @@ class SeriesPlot(_Strict):
     title: str = ""
 
 
+class Timing(_Strict):
+    """How often a short run is timed (``lgbench.runner.single_run.TimingRule``): again while its timed
+    runs together took less than ``repeat_below_s`` CPU seconds, up to ``max_runs`` runs; the minimum
+    is the run's CPU time, runs.csv records the count and the spread."""
+
+    repeat_below_s: Annotated[float, Field(ge=0, le=600, allow_inf_nan=False)] = 0.2
+    max_runs: Annotated[int, Field(ge=1, le=100)] = 5
+
+
 NAME_PATTERN = r"^[A-Za-z0-9_-][A-Za-z0-9_.-]*$"
 """A study name is a plain file name: it names the result folder (no '/', no leading '.', so no '..')."""
 
@@ -217,6 +226,7 @@ class Study(_Strict):
     errors: list[ErrorRequest] = Field(min_length=1)
     samples: Annotated[int, Field(ge=1, le=bounds.MAX_SAMPLES)] | None = None
     max_steps: Annotated[int, Field(ge=1, le=bounds.STEP_CEILING)] | None = None   # step budget per run
+    timing: Timing = Timing()
     expectations: list[Expectation] = []
     series_plots: list[SeriesPlot] = []
     profiles: dict[str, dict[str, Any]] = {}
