@@ -1,0 +1,168 @@
+"""Exudyn (C++, the code of paper 000) beside lgbench on the Puma 560, same model, method, h and t_end.
+
+The model is lgbench's ``puma560`` in absolute coordinates (paper 000 Sect. 4.4): the DH parameters,
+masses, centres of mass and inertias of ``lgbench.models.puma560.DEFAULTS`` (Corke's data; link 1 with
+the regularised mass and inertia of ``LINK1_REGULARISED_MASS``), gravity [0, 0, -9.81], the PD gains of
+Table 10 and the constant-acceleration set-points of Table 9. In Exudyn it is built by the robotics
+module the paper's code ships (``Robot.CreateRedundantCoordinateMBS``): one rigid body per link on the
+node type of the formulation, a GenericJoint per revolute joint and a TorsionalSpringDamper per PD
+controller, whose offset and velocity offset a pre-step user function sets to the set-point at the end
+of the step (Exudyn passes t_{n+1}), where lgbench's generalized-alpha evaluates it too.
+
+Method: generalized-alpha, rho_inf = 0.9, index 3, full Newton, tolerances 1e-8 relative / 1e-10
+absolute, T_exp left out (lgbench ``texp: false``, Exudyn ``lieGroupAddTangentOperator = False``).
+Accuracy: the six joint angles at t_end against lgbench's minimal-coordinate model (CRBA/RNEA, an
+independent formulation) integrated by RK44 at h / 100. Timing as ``peer_exudyn``: Exudyn's marginal
+cost per step (its Python pre-step function included, as in the paper's own Puma example), lgbench's
+minimum of CPU time / steps of the integration loop.
+"""
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import numpy as np
+
+from benchmarks.peer_exudyn import SETUP_STEPS, _exudyn
+from lgbench.models.puma560 import DEFAULTS, LINK1_REGULARISED_MASS, N_JOINTS
+
+FORMULATIONS = ("RV", "EP", "Rxyz")
+ANGLES = tuple(f"phi_{k}" for k in range(1, N_JOINTS + 1))
+
+
+def setpoint(joint: int, t: float) -> tuple[float, float]:
+    """(phi_d, phi_d') of lgbench's BANG_BANG trajectory: acceleration a up to t_switch, -a up to
+    2 t_switch, then rest (``lgbench.mbs.trajectories``)."""
+    phi0 = math.radians(DEFAULTS["phi_init_deg"][joint])
+    a, t_switch = DEFAULTS["acceleration"][joint], DEFAULTS["t_switch"]
+    if t <= t_switch:
+        return phi0 + 0.5 * a * t * t, a * t
+    tau = min(t, 2.0 * t_switch) - t_switch
+    rate = a * (t_switch - tau) if t < 2.0 * t_switch else 0.0
+    return phi0 + 0.5 * a * t_switch ** 2 + a * t_switch * tau - 0.5 * a * tau * tau, rate
+
+
+def _robot():
+    from exudyn.robotics import Robot, RobotBase, RobotLink, RobotTool, StdDH2HT
+
+    p = DEFAULTS
+    robot = Robot(gravity=p["gravity"], base=RobotBase(), tool=RobotTool(),
+                  referenceConfiguration=[math.radians(x) for x in p["phi_init_deg"]])
+    for i in range(N_JOINTS):
+        mass = p["mass"][i]
+        inertia = np.diag([p["inertia_xx"][i], p["inertia_yy"][i], p["inertia_zz"][i]])
+        if mass <= 0.0:
+            mass, inertia = LINK1_REGULARISED_MASS, np.diag([p["inertia_yy"][i]] * 3)
+        robot.AddLink(RobotLink(mass=mass, COM=[p["com_x"][i], p["com_y"][i], p["com_z"][i]], inertia=inertia,
+                                localHT=StdDH2HT([0.0, p["dh_d"][i], p["dh_a"][i], p["dh_alpha"][i]]),
+                                PDcontrol=(p["kp"][i], p["kd"][i])))
+    return robot
+
+
+def _build(formulation: str, h: float, steps: int):
+    exu = _exudyn()
+    from exudyn.itemInterface import MarkerBodyRigid, ObjectGround
+
+    node_type = {"RV": exu.NodeType.RotationRotationVector, "EP": exu.NodeType.RotationEulerParameters,
+                 "Rxyz": exu.NodeType.RotationRxyz}[formulation]
+    mbs = exu.SystemContainer().AddSystem()
+    base = mbs.AddMarker(MarkerBodyRigid(bodyNumber=mbs.AddObject(ObjectGround()), localPosition=[0.0, 0.0, 0.0]))
+    items = _robot().CreateRedundantCoordinateMBS(mbs, baseMarker=base, createJointTorqueLoads=False,
+                                                  rigidBodyNodeType=node_type)
+    controllers = items["springDamperList"]
+
+    def set_points(mbs, t):
+        for joint, controller in enumerate(controllers):
+            phi, rate = setpoint(joint, t)
+            mbs.SetObjectParameter(controller, "offset", phi)
+            mbs.SetObjectParameter(controller, "velocityOffset", rate)
+        return True
+
+    set_points(mbs, 0.0)        # the initial accelerations see the set-point at t = 0 (the default offset is 0)
+    mbs.SetPreStepUserFunction(set_points)
+    mbs.Assemble()
+    settings = exu.SimulationSettings()
+    integration = settings.timeIntegration
+    integration.numberOfSteps = steps
+    integration.endTime = steps * h
+    integration.verboseMode = 0
+    settings.solution.file.write = False
+    settings.parallel.numberOfThreads = 1
+    integration.newton.useModifiedNewton = False
+    integration.newton.relativeTolerance = 1e-8
+    integration.newton.absoluteTolerance = 1e-10
+    integration.generalizedAlpha.spectralRadius = 0.9
+    integration.generalizedAlpha.lieGroupAddTangentOperator = False
+    return mbs, settings, controllers
+
+
+def run_exudyn(formulation: str, h: float, steps: int) -> tuple[float, np.ndarray, float]:
+    """(process time of SolveDynamic, joint angles at the end, Newton iterations per step) of one run."""
+    exu = _exudyn()
+    mbs, settings, controllers = _build(formulation, h, steps)
+    start = time.process_time()
+    ok = exu.SolveDynamic(mbs, settings, solverType=exu.DynamicSolverType.GeneralizedAlpha, storeSolver=True)
+    cpu = time.process_time() - start
+    if not ok:
+        raise RuntimeError(f"Exudyn Puma 560 {formulation}: solver failed")
+    angles = np.array([mbs.GetObjectOutput(c, exu.OutputVariableType.Rotation) for c in controllers])
+    newton = mbs.sys["dynamicSolver"].it.newtonStepsCount / steps
+    return cpu, angles, newton
+
+
+def measure_exudyn(formulation: str, h: float, t_end: float, repeats: int) -> dict[str, Any]:
+    steps = int(round(t_end / h))
+    setup = min(run_exudyn(formulation, h, SETUP_STEPS)[0] for _ in range(repeats))
+    runs = [run_exudyn(formulation, h, steps) for _ in range(repeats)]
+    total = min(cpu for cpu, _, _ in runs)
+    return {"us_per_step": 1e6 * (total - setup) / (steps - SETUP_STEPS), "angles": runs[-1][1],
+            "newton_per_step": runs[-1][2]}
+
+
+def measure_lgbench(formulation: str, h: float, t_end: float, repeats: int) -> dict[str, Any]:
+    from lgbench.runner.single_run import RunSpec, run_single
+
+    spec = RunSpec("puma560", formulation, "generalized-alpha", h, t_end)
+    runs = [run_single(spec) for _ in range(repeats + 1)][1:]
+    for run in runs:
+        if run.status != "ok":
+            raise RuntimeError(f"lgbench Puma 560 {formulation}: {run.status}: {run.message}")
+    return {"us_per_step": 1e6 * min(run.cpu_s / run.steps for run in runs),
+            "angles": np.array([runs[-1].final_outputs[name] for name in ANGLES]),
+            "newton_per_step": runs[-1].statistics["newton_per_step"]}
+
+
+def reference_angles(t_end: float, h: float) -> np.ndarray:
+    """Joint angles at t_end of lgbench's minimal-coordinate model, RK44 at h."""
+    from lgbench.runner.single_run import RunSpec, run_single
+
+    run = run_single(RunSpec("puma560", "Min", "RK44", h, t_end))
+    return np.array([run.final_outputs[name] for name in ANGLES])
+
+
+def compare(h: float, t_end: float, repeats: int) -> list[dict[str, Any]]:
+    """One row per formulation: both codes' us/step, their ratio, Newton iterations per step, and the
+    largest joint-angle difference between them and against the reference."""
+    reference = reference_angles(t_end, h / 100)
+    rows = []
+    for formulation in FORMULATIONS:
+        row = {"model": "puma560", "formulation": formulation, "integrator": "generalized-alpha", "newton": "full",
+               "h": h, "t_end": t_end, "repeats": repeats}
+        try:
+            lg = measure_lgbench(formulation, h, t_end, repeats)
+            ex = measure_exudyn(formulation, h, t_end, repeats)
+        except RuntimeError as failure:
+            rows.append({**row, "status": str(failure)})
+            continue
+        rows.append({
+            **row, "status": "ok",
+            "lgbench_us_per_step": lg["us_per_step"], "exudyn_us_per_step": ex["us_per_step"],
+            "ratio": lg["us_per_step"] / ex["us_per_step"],
+            "lgbench_newton_per_step": lg["newton_per_step"], "exudyn_newton_per_step": ex["newton_per_step"],
+            "angle_difference": float(np.abs(lg["angles"] - ex["angles"]).max()),
+            "lgbench_angle_error": float(np.abs(lg["angles"] - reference).max()),
+            "exudyn_angle_error": float(np.abs(ex["angles"] - reference).max()),
+            "reference": f"lgbench Min RK44 h={h / 100:g}",
+        })
+    return rows
