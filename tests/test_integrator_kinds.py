@@ -19,7 +19,7 @@ STUDY = Study.model_validate({
     "errors": [{"quantity": "com", "measure": "norm_at_t_end"}]})
 
 
-def _without_newton_statistics(spec, n_samples=None):
+def _without_newton_statistics(spec, n_samples=None, timing=None):
     outputs = {"com_x": spec.h ** 2, "com_y": 0.0, "com_z": 0.0, "energy": 1.0}
     return RunResult("ok", "", round(spec.t_end / spec.h), 1e-3, spec.t_end, outputs)
 
