@@ -105,7 +105,7 @@ def _dot3(a, b):
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _body_rotation(body_int, i, q):
     """R of body i as a 9-tuple (``rotation_entries``)."""
     qr, _ = rotation_start(body_int, i)

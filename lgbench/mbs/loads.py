@@ -132,14 +132,27 @@ def applied_loads(sys, q, v, t, force, torque):
     elementary_loads(sys.body_int, sys.body_real, force_int, sys.force_real, q, v, False, force, force, torque)
     for k in range(force_int.shape[0]):
         if not is_elementary_load(force_int[k, F_TYPE]):
-            other_load(sys, k, q, v, t, force, torque)
+            other_loads(sys, k, q, v, t, force, torque)
+            break
 
 
 @njit(cache=True)
+def other_loads(sys, first, q, v, t, force, torque):
+    """The force elements from ``first`` on of the types ``elementary_loads`` leaves out (``other_load``), in
+    one compiled call: kept out of ``applied_loads`` so that its frame stays small for gravity and
+    torques, and one call per force evaluation because a call that passes the system tuple costs
+    about 0.15 µs of reference counting (a call per element and per helper made a Puma 560 force
+    evaluation 4.9 µs)."""
+    for k in range(first, sys.force_int.shape[0]):
+        if not is_elementary_load(sys.force_int[k, F_TYPE]):
+            other_load(sys, k, q, v, t, force, torque)
+
+
+@njit(inline="always")
 def other_load(sys, k, q, v, t, force, torque):
     """Force element k of the types ``elementary_loads`` leaves out (PD controllers, ramped torques, the EP
-    norm-rate torque, manufactured loads); kept out of ``applied_loads`` so that its frame stays small
-    for gravity and torques. Allocation-free except for the manufactured loads (functions of time only)."""
+    norm-rate torque, manufactured loads). Allocation-free except for the manufactured loads (functions
+    of time only)."""
     ftype = sys.force_int[k, F_TYPE]
     i = sys.force_int[k, F_BODY]
     p = sys.force_real[k]
@@ -196,7 +209,7 @@ def _global_angular_velocity(sys, i, q, v, R):
     return _rotate(R, body_angular_velocity(sys.body_int[i, B_FORM], q, qr, v, vr))
 
 
-@njit(cache=True)
+@njit(inline="always")
 def joint_angle(sys, k, q, v, t):
     """(phi, phi', global axis as a tuple) of the revolute joint of force element k (a JOINT_PD row).
 
@@ -224,7 +237,7 @@ def joint_angle(sys, k, q, v, t):
     return phi_d + _wrap(measured - phi_d), rate, axis
 
 
-@njit(cache=True)
+@njit(inline="always")
 def joint_pd_torque(sys, k, q, v, t):
     """(torque about the axis on body 2, global axis as a tuple) of the JOINT_PD force element k."""
     p = sys.force_real[k]
@@ -233,7 +246,7 @@ def joint_pd_torque(sys, k, q, v, t):
     return p[PD_KP] * (phi_d - phi) + p[PD_KD] * (rate_d - rate), axis
 
 
-@njit(cache=True)
+@njit(inline="always")
 def setpoint(p, t):
     """(phi_d, phi_d', phi_d'') of the set-point trajectory of a JOINT_PD force element with parameters p."""
     s = PD_SETPOINT

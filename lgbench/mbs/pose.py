@@ -154,7 +154,7 @@ def from_body_frame(form, q, qr, x):
     return rotation_ep_transpose_apply((q[qr], -q[qr + 1], -q[qr + 2], -q[qr + 3]), x)
 
 
-@njit(cache=True)
+@njit(inline="always")
 def body_angular_velocity(form, q, qr, v, vr):
     """omega_body = W(rho) w as a tuple (``angular_velocity`` without allocation)."""
     if form == RXYZ:
