@@ -171,7 +171,7 @@ REPAIRABLE = {
     "errors_deleted": "runs.csv: 2 ok run(s) without error rows for com (norm_at_t_end) (RV-RK44-h1e-03, RV-RK44-h2e-03)",
     "damaged_series": "series/RV-RK44-h1e-03.csv: line 3, column 't': 'x",
     "series_deleted": "runs.csv: 1 ok run(s) without its series file (RV-RK44-h2e-03): dropped",
-    "damaged_reference": "reference.csv: line 2 has 3 cells, the header 24: set aside; the next run writes it again",
+    "damaged_reference": "reference.csv: line 2 has 3 cells, the header 26: set aside; the next run writes it again",
     "damaged_reference_series": "series/reference.csv: line 1: the header lacks the column(s) t",
     "invalid_metadata": "metadata.json: not valid provenance (JSON with a list of sessions): set aside as "
                         "metadata.json.invalid-TIME, a new one started",
