@@ -69,13 +69,13 @@ def _fixture_study(tmp_path, expectations):
 def _fixture_frames():
     hs = [4e-4, 2e-4, 1e-4, 5e-5]
     runs, errors = [], []
-    for formulation, scale, newton in (("RV", 1e6, 1.0), ("Rxyz", 1e9, 2.5)):
+    for formulation, scale, newton, cost in (("RV", 1e6, 1.0, 0.1), ("Rxyz", 1e9, 2.5, 0.3)):
         for k, h in enumerate(hs):
             status = "failed" if formulation == "Rxyz" and h == 4e-4 else "ok"
             run_id = f"{formulation}-{h}"
             runs.append({"run_id": run_id, "model": "heavy_top", "formulation": formulation,
                          "integrator": "RK44", "variant": "", "h": h, "t_end": 0.2, "status": status,
-                         "message": "", "steps": 1, "cpu_s": 0.1, "newton_per_step": newton + 0.01 * k,
+                         "message": "", "steps": 1, "cpu_s": cost * 4e-4 / h, "newton_per_step": newton + 0.01 * k,
                          "max_constraint_residual": 1e-12 * (k + 1)})
             if status == "ok":
                 errors.append({"run_id": run_id, "quantity": "com", "measure": "norm_at_t_end",
@@ -100,6 +100,15 @@ def _fixture_frames():
     ({"kind": "less", "column": "newton_per_step", "lower": "Rxyz-RK44", "than": "RV-RK44"}, False),
     ({"kind": "bound", "column": "max_constraint_residual", "max": 1e-11}, True),
     ({"kind": "bound", "column": "max_constraint_residual", "max": 3e-12}, False),
+    # cost ~ 1/h, three times as much for Rxyz, whose error is 1000x RV's: at one error Rxyz needs
+    # 3 * 1000**(1/4) = 16.9x RV's CPU time, at one h 3x
+    ({"kind": "cost_ratio", "method": "Rxyz-RK44", "than": "RV-RK44", "at_error": 1e-8, "min": 16.8,
+      "max": 17.0}, True),
+    ({"kind": "cost_ratio", "method": "Rxyz-RK44", "than": "RV-RK44", "at_error": 1e-8, "max": 10}, False),
+    ({"kind": "cost_ratio", "method": "Rxyz-RK44", "than": "RV-RK44", "at_error": 1e-3, "max": 100}, False),
+    ({"kind": "cost_ratio", "method": "Rxyz-RK44", "than": "RV-RK44", "min": 2.99, "max": 3.01}, True),
+    ({"kind": "cost_ratio", "method": "RV-RK44", "than": "Rxyz-RK44", "max": 1}, True),
+    ({"kind": "cost_ratio", "method": "RV-RK44", "than": "Rxyz-RK44", "min": 1}, False),
 ])
 def test_each_expectation_kind_passes_and_fails_on_a_hand_made_result(tmp_path, expectation, passes):
     study = _fixture_study(tmp_path, [expectation])
@@ -114,6 +123,21 @@ def test_expectation_naming_an_unknown_method_is_rejected_at_load_time(tmp_path)
         _fixture_study(tmp_path, [{"kind": "order", "method": "RV-RK45", "expected": 4}])
     message = str(error.value)
     assert "expectations[0].method" in message and "RV-RK44" in message
+
+
+def test_cost_ratio_reads_the_work_precision_curve_between_the_bracketing_runs():
+    from lgbench.analysis.expectations import cost_at_error
+    cost, reason = cost_at_error([4e-4, 2e-4, 1e-4], [1e-4, 1e-6, 1e-8], [1.0, 2.0, 4.0], 1e-7)
+    assert cost == pytest.approx(2.0 ** 1.5) and reason == ""
+    cost, reason = cost_at_error([4e-4, 2e-4], [1e-4, 1e-6], [1.0, 2.0], 1e-9)
+    assert cost != cost and "1e-06..0.0001 do not reach 1e-09" in reason
+
+
+def test_cost_ratio_without_a_bound_is_rejected_at_load_time(tmp_path):
+    from lgbench.exceptions import InputError
+    with pytest.raises(InputError) as error:
+        _fixture_study(tmp_path, [{"kind": "cost_ratio", "method": "RV-RK44", "than": "Rxyz-RK44"}])
+    assert "min, max or both" in str(error.value)
 
 
 def test_quick_profiles_of_every_shipped_study_load_and_name_the_study():

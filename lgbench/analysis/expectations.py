@@ -13,6 +13,10 @@ Kinds:
 - ``less``: a runs.csv column or an error (``error:QUANTITY``) of one method times ``factor`` stays
   below that of another at every common h where both ran.
 - ``bound``: a runs.csv column stays within [min, max] for the given methods (all if none).
+- ``cost_ratio``: the CPU time (or another cost column) of one method over another's within
+  [min, max]: read off the two work-precision curves at one error (``at_error``), or their geometric
+  mean over the common h of a grid ("on average faster"); the form of paper 000's CPU-time findings
+  (Figs. 4, 5, 8, 12, 13, 17, 21).
 """
 from __future__ import annotations
 
@@ -20,7 +24,7 @@ import math
 from dataclasses import dataclass
 from typing import Annotated, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveFloat
+from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, model_validator
 
 from lgbench.analysis.convergence import ROUND_OFF_FLOOR, error_table, fit_order, method_label, with_variants
 
@@ -83,8 +87,29 @@ class BoundExpectation(_Strict):
     why: str = ""
 
 
+class CostRatioExpectation(_Strict):
+    kind: Literal["cost_ratio"]
+    method: str
+    than: str
+    column: str = "cpu_s"
+    quantity: str | None = None          # error of the work-precision curves; default the study's first
+    at_error: PositiveFloat | None = None
+    h_range: StepRange | None = None
+    min: PositiveFloat | None = None
+    max: PositiveFloat | None = None
+    why: str = ""
+
+    @model_validator(mode="after")
+    def _has_a_bound(self):
+        if self.min is None and self.max is None:
+            raise ValueError("a cost_ratio expectation needs min, max or both")
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError(f"min ({self.min:g}) is above max ({self.max:g})")
+        return self
+
+
 Expectation = Annotated[Union[OrderExpectation, StatusExpectation, ValueExpectation, LessExpectation,
-                              BoundExpectation], Field(discriminator="kind")]
+                              BoundExpectation, CostRatioExpectation], Field(discriminator="kind")]
 
 
 @dataclass(frozen=True)
@@ -155,6 +180,10 @@ def _describe(item) -> str:
     if item.kind == "less":
         factor = f"{item.factor:g} x " if item.factor != 1 else ""
         return f"{factor}{item.column} of {item.lower} < {item.than}"
+    if item.kind == "cost_ratio":
+        where = (f"at {item.quantity or 'error'} = {item.at_error:g}" if item.at_error is not None
+                 else "geometric mean over the common h")
+        return f"{item.column} of {item.method} / {item.than}, {where}"
     return f"{item.column} of {', '.join(item.methods) or 'all methods'} within bounds"
 
 
@@ -229,5 +258,54 @@ def _bound(item, study, runs, errors) -> CheckResult:
     return CheckResult(_describe(item), expected, f"{_fmt(low)}..{_fmt(high)} ({len(values)} runs)", passed)
 
 
+def cost_at_error(h, error, cost, target: float) -> tuple[float, str]:
+    """Cost of a method at error ``target``, read off its work-precision curve: log cost interpolated
+    linearly in log error between the two consecutive step sizes (largest h first) whose errors bracket
+    ``target``; NaN and the reason when no pair does (no extrapolation)."""
+    points = sorted((float(x), float(e), float(c)) for x, e, c in zip(h, error, cost)
+                    if e > 0 and c > 0 and math.isfinite(e) and math.isfinite(c))
+    points.reverse()
+    for (_, e0, c0), (_, e1, c1) in zip(points, points[1:]):
+        if min(e0, e1) <= target <= max(e0, e1):
+            if e0 == e1:
+                return min(c0, c1), ""
+            s = (math.log(target) - math.log(e0)) / (math.log(e1) - math.log(e0))
+            return math.exp((1 - s) * math.log(c0) + s * math.log(c1)), ""
+    if not points:
+        return math.nan, "no ok runs with an error"
+    errors = [e for _, e, _ in points]
+    return math.nan, f"errors {min(errors):.3g}..{max(errors):.3g} do not reach {target:g}"
+
+
+def _cost_ratio(item, study, runs, errors) -> CheckResult:
+    expected = " and ".join(part for part in (f">= {item.min:g}" if item.min is not None else "",
+                                              f"<= {item.max:g}" if item.max is not None else "") if part)
+    costs = [{h: c for h, c in _column(runs, errors, item.column, m, study).items() if _in_range(h, item.h_range)}
+             for m in (item.method, item.than)]
+    if item.at_error is None:
+        common = sorted(h for h in costs[0] if h in costs[1] and costs[0][h] > 0 and costs[1][h] > 0)
+        if not common:
+            return CheckResult(_describe(item), expected, "no common h with both runs ok", False)
+        logs = [math.log(costs[0][h] / costs[1][h]) for h in common]
+        ratio = math.exp(sum(logs) / len(logs))
+        observed = (f"{ratio:.3g} (per h {math.exp(min(logs)):.3g}..{math.exp(max(logs)):.3g}, "
+                    f"{len(common)} h)")
+    else:
+        quantity = item.quantity or study.errors[0].quantity
+        readings = []
+        for method, cost in zip((item.method, item.than), costs):
+            error = _column(runs, errors, f"error:{quantity}", method, study)
+            hs = [h for h in cost if h in error]
+            readings.append(cost_at_error(hs, [error[h] for h in hs], [cost[h] for h in hs], item.at_error))
+        (numerator, why_not), (denominator, why_not_than) = readings
+        if math.isnan(numerator) or math.isnan(denominator):
+            reasons = [f"{m}: {r}" for m, r in ((item.method, why_not), (item.than, why_not_than)) if r]
+            return CheckResult(_describe(item), expected, "; ".join(reasons), False)
+        ratio = numerator / denominator
+        observed = f"{ratio:.3g} ({_fmt(numerator)} / {_fmt(denominator)})"
+    passed = (item.min is None or ratio >= item.min) and (item.max is None or ratio <= item.max)
+    return CheckResult(_describe(item), expected, observed, passed)
+
+
 _EVALUATORS = {"order": _order, "fails": _status, "succeeds": _status, "value": _value, "less": _less,
-               "bound": _bound}
+               "bound": _bound, "cost_ratio": _cost_ratio}
