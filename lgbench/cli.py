@@ -231,6 +231,7 @@ def check(results_dir: Annotated[Path, typer.Argument(metavar="RESULTS_DIR", hel
     if not study.expectations:
         raise InputError("the study states no expectations to check", file=str(study_file or results_dir / STUDY_COPY),
                          field="expectations")
+    _require_error_rows(store, study, runs, errors)
     results = check_expectations(study, runs, errors)
     typer.echo(_check_report(study.name, results))
     if junit:
@@ -239,6 +240,16 @@ def check(results_dir: Annotated[Path, typer.Argument(metavar="RESULTS_DIR", hel
     typer.echo(f"{study.name}: {len(results) - failed} passed, {failed} failed")
     if failed:
         raise typer.Exit(1)
+
+
+def _require_error_rows(store, study, runs, errors) -> None:
+    """One line naming errors.csv if an ok run of ``study`` lacks one of its error rows: a verdict on the
+    others would be made up."""
+    from lgbench.runner.execute import wanted_errors
+    from lgbench.runner.grid import labelled_specs, run_id
+
+    run_ids = {run_id(spec, label) for spec, label in labelled_specs(study)}
+    store.require_error_rows(runs, errors, run_ids, wanted_errors(study))
 
 
 def _study_copy(results_dir: Path, profile: str | None = None, required: bool = False):
@@ -491,11 +502,15 @@ def report(results_dirs: Annotated[list[Path], typer.Argument(metavar="RESULTS_D
     """Write RESULTS_DIR/report.md and a self-contained RESULTS_DIR/report.html (orders, errors, Newton
     iterations, failures, expectations, published numbers, figures) for each result folder."""
     from lgbench.report import ResultFolder, write_index, write_report
+    from lgbench.store import ResultStore
 
     if index is not None:
         _check_file_name(index, "--index", "a file name without suffix, e.g. results/index (.md and .html)",
                          folder_allowed=True)
     folders = [ResultFolder(directory, _study_copy(directory)) for directory in results_dirs]
+    for folder in folders:
+        if folder.study is not None:
+            _require_error_rows(ResultStore(folder.path), folder.study, folder.raw_runs, folder.errors)
     summaries = []
     for folder in folders:
         written, summary = write_report(folder)

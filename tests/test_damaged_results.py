@@ -197,9 +197,12 @@ TIMING = list(TIMING_COLUMNS)
 
 
 def contents(out):
-    """Everything a result folder holds but the timings: runs (by run id), errors, series, reference."""
-    runs = read_frame(out / "runs.csv").drop(columns=TIMING, errors="ignore").sort_values("run_id").reset_index(drop=True)
-    errors = read_frame(out / "errors.csv").sort_values(["run_id", "quantity"]).reset_index(drop=True)
+    """Everything a result folder holds but the timings, as its readers see it (the last row of a run wins):
+    runs (by run id), errors, series, reference."""
+    runs = read_frame(out / "runs.csv").drop(columns=TIMING, errors="ignore").drop_duplicates("run_id", keep="last")
+    runs = runs.sort_values("run_id").reset_index(drop=True)
+    errors = read_frame(out / "errors.csv").drop_duplicates(["run_id", "quantity", "measure"], keep="last")
+    errors = errors.sort_values(["run_id", "quantity"]).reset_index(drop=True)
     series = {path.name: path.read_text() for path in sorted((out / "series").glob("*.csv"))}
     reference = read_frame(out / "reference.csv").drop(columns=TIMING, errors="ignore")
     return runs[sorted(runs.columns)], errors, series, reference
@@ -286,3 +289,61 @@ def test_repair_waits_for_no_writer_it_names_the_holder(folder):
     with FolderLock(out):
         result = runner.invoke(app, ["repair", str(out)])
     assert_one_line_input_error(result, "in use by another lgbench process", "--wait")
+
+
+CUT_SHORT = {"runs.csv": "runs.csv: line 3: cut short (an interrupted write)",
+             "errors.csv": "errors.csv: line 3: cut short (an interrupted write)"}
+"""A last row cut in the middle (a kill during the write, a power cut): the file and what ``run`` says when it
+removes it."""
+
+
+@pytest.mark.parametrize("command", ["check", "plot", "report"])
+@pytest.mark.parametrize("name", list(CUT_SHORT))
+def test_a_last_row_cut_short_is_one_line_naming_file_line_and_repair_not_a_verdict(folder, name, command):
+    """check said REGRESSION ("no fit", too few points), plot and report drew the folder without the row,
+    all with exit code 0 but check."""
+    _, out = folder
+    cut_short(out / name)
+    result = runner.invoke(app, [command, str(out)])
+    assert_one_line_input_error(result, f"{out / name}: line 3: cut short", f"lgbench repair {out}", "--force")
+    assert "REGRESSION" not in result.output and not (out / "report.md").exists()
+
+
+@pytest.mark.parametrize("name", list(CUT_SHORT))
+def test_run_removes_a_last_row_cut_short_says_so_and_computes_its_run_again(pristine, folder, name):
+    study, out = folder
+    cut_short(out / name)
+    result = runner.invoke(app, ["run", str(study), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert f"{CUT_SHORT[name]}: removed" in result.stdout and "1 computed (0 not ok), 1 skipped" in result.stdout
+    for found, expected in zip(contents(out), contents(pristine[1])):
+        if isinstance(found, dict):
+            assert found == expected
+        else:
+            pd.testing.assert_frame_equal(found, expected)
+    verdicts = [runner.invoke(app, ["check", str(directory)]) for directory in (out, pristine[1])]
+    assert verdicts[0].stdout == verdicts[1].stdout and not verdicts[0].stderr
+
+
+def test_run_removes_a_cut_short_row_of_a_run_outside_the_grid_and_leaves_a_sound_folder(folder):
+    """Nothing of the grid is pending: no append removes the line, so the run itself must."""
+    study, out = folder
+    with open(out / "runs.csv", "ab") as handle:
+        handle.write(b"RV-RK44-h5e-04,heavy_top,RV")
+    result = runner.invoke(app, ["run", str(study), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "runs.csv: line 4: cut short (an interrupted write): removed" in result.stdout
+    assert (out / "runs.csv").read_bytes().endswith(b"\n") and len(read_frame(out / "runs.csv")) == 2
+
+
+@pytest.mark.parametrize("command", ["check", "report"])
+@pytest.mark.parametrize("damage", ["error_row_missing", "errors_deleted"])
+def test_an_ok_run_without_its_error_rows_is_one_line_naming_errors_csv_and_the_run_not_a_verdict(
+        folder, damage, command):
+    """check said REGRESSION ("no fit"), report wrote its expectations as failed."""
+    _, out = folder
+    MORE_DAMAGES[damage][1](out / "errors.csv")
+    result = runner.invoke(app, [command, str(out)])
+    assert_one_line_input_error(result, f"{out / 'errors.csv'}: no error rows for com (norm_at_t_end) of the ok run "
+                                "RV-RK44-h1e-03", f"lgbench repair {out}", "--force")
+    assert "REGRESSION" not in result.output and not (out / "report.md").exists()

@@ -6,7 +6,7 @@ import pytest
 from typer.testing import CliRunner
 
 from lgbench.cli import app
-from lgbench.store import atomic, read_frame
+from lgbench.store import append_rows, atomic, read_frame, read_rows
 
 from test_cli import write_study
 
@@ -36,3 +36,13 @@ def test_a_full_disk_is_one_line_and_leaves_whole_files(tmp_path, small_disk, mo
     assert not list((small_disk / "out").rglob(f"*{atomic.SUFFIX}"))
     if (small_disk / "out" / "runs.csv").exists():
         read_frame(small_disk / "out" / "runs.csv")           # whole rows only
+
+
+def test_a_row_that_does_not_fit_on_a_full_disk_is_taken_back_whole(small_disk):
+    """os.write wrote what fitted, then failed: the table ended in a row cut short."""
+    path = small_disk / "t.csv"
+    append_rows(path, [{"run_id": "a", "message": "x" * 95_000}], ["run_id", "message"])
+    before = path.read_bytes()
+    with pytest.raises(OSError, match="No space left"):
+        append_rows(path, [{"run_id": "b", "message": "y" * 5_000}])
+    assert path.read_bytes() == before and len(read_rows(path)) == 1

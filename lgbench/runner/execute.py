@@ -131,13 +131,16 @@ def execute_study(study: Study, out_dir: str | Path, force: bool = False,
     metadata.json), each run stored as soon as it finishes, whichever executor computes it.
 
     The folder's lock is held throughout (a second writer fails at once, or waits with ``wait``);
-    temporary files left by a process that died are removed first. ``source``, the study file, is
-    never overwritten by the study's copy in the folder.
+    temporary files left by a process that died, and a last line of runs.csv or errors.csv that it cut
+    short, are removed first. ``source``, the study file, is never overwritten by the study's copy in
+    the folder.
     """
     reporter = progress if isinstance(progress, Reporter) else _Lines(progress or (lambda text: None))
     out_dir = result_folder(out_dir)
     with FolderLock(out_dir, wait, reporter.message):
         atomic.clean_leftovers(out_dir)
+        for dropped in ResultStore(out_dir).drop_cut_lines():
+            reporter.message(f"{dropped}: removed")
         return _execute(study, out_dir, force, reporter, executor, jobs, address, limits or Limits(), use_cache,
                         source)
 

@@ -1,9 +1,11 @@
 """Append-only CSV tables that survive crashes, and the result directory that holds them.
 
-Every append writes whole lines with a single ``os.write`` followed by ``fsync``; a line that a
-crash cut short is ignored when reading and removed before the next append. The header is fixed
-by the first row; a later row with new columns rewrites the file once (temporary file +
-``os.replace``) with the widened header, so old rows read the new columns as empty.
+Every append writes whole lines with a single ``os.write`` followed by ``fsync``. A last line cut
+short (an append that a kill, a full disk or a power cut interrupted) is removed before the next
+append, and the writer's reads (``read_rows``) ignore it; to every other reader (``read_frame``:
+check, plot, report) it is damage, reported like any other, never a table with a row silently
+missing. The header is fixed by the first row; a later row with new columns rewrites the file once
+(temporary file + ``os.replace``) with the widened header, so old rows read the new columns as empty.
 """
 from __future__ import annotations
 
@@ -16,39 +18,35 @@ from pathlib import Path
 from typing import Any
 
 from lgbench.store import atomic
-from lgbench.store.tables import DamagedTable, checked_rows
+from lgbench.store.tables import DamagedTable, checked_rows, cut_short, damaged
 
 RUN_COLUMNS = ["run_id", "model", "formulation", "integrator", "integrator_kind", "variant", "h", "t_end",
                "status", "message", "steps", "cpu_s"]
 ERROR_COLUMNS = ["run_id", "quantity", "measure", "value"]
 
 
-def _complete_bytes(path: Path) -> bytes:
-    """The file's content up to its last complete line (empty if the file is missing)."""
-    if not path.exists():
-        return b""
-    data = path.read_bytes()
-    return data[: data.rfind(b"\n") + 1]
-
-
-def _checked(path: Path) -> tuple[list[str], list[list[str]], str]:
-    data = _complete_bytes(path)
-    header, rows = checked_rows(path, data)
-    return header, rows, data.decode("utf-8")
+def _checked(path: Path, writing: bool) -> tuple[list[str], list[list[str]], str]:
+    complete, cut = cut_short(path.read_bytes() if path.exists() else b"")
+    header, rows = checked_rows(path, complete)
+    if cut and header and not writing:
+        raise damaged(path, cut)
+    return header, rows, complete.decode("utf-8")
 
 
 def read_rows(path: str | Path) -> list[dict[str, str]]:
-    """All complete rows of a CSV table as dicts of strings; a trailing partial line is ignored, a
-    damaged table is a ``DamagedTable`` error naming the line."""
-    header, rows, _ = _checked(Path(path))
+    """All complete rows of a CSV table as dicts of strings, for the writer, which holds the folder's lock:
+    a last line cut short is ignored (the next append removes it); a damaged table is a ``DamagedTable``
+    error naming the line."""
+    header, rows, _ = _checked(Path(path), writing=True)
     return [dict(zip(header, row)) for row in rows]
 
 
 def read_frame(path: str | Path):
-    """A CSV table as a pandas DataFrame (complete rows only; empty frame if there are none)."""
+    """A CSV table as a pandas DataFrame (empty frame if it has no rows); a damaged table, also one whose
+    last line is cut short, is a ``DamagedTable`` error naming the line."""
     import pandas as pd
 
-    header, _, text = _checked(Path(path))
+    header, _, text = _checked(Path(path), writing=False)
     return pd.read_csv(io.StringIO(text)) if header else pd.DataFrame()
 
 
@@ -97,12 +95,13 @@ def _drop_partial_line(path: Path) -> None:
     with open(path, "rb+") as handle:
         handle.seek(size - 1)
         if handle.read(1) != b"\n":
-            handle.truncate(len(_complete_bytes(path)))
+            handle.truncate(len(cut_short(path.read_bytes())[0]))
 
 
 def append_rows(path: str | Path, rows: list[Mapping[str, Any]],
                 columns: list[str] | None = None) -> None:
-    """Append rows in one write (header first if the file is new); widen the header if needed.
+    """Append rows in one write (header first if the file is new); widen the header if needed. A write
+    that fails (a full disk) is taken back whole.
 
     ``columns`` gives the preferred order of a new header; keys of ``rows`` not in it follow.
     """
@@ -122,10 +121,14 @@ def append_rows(path: str | Path, rows: list[Mapping[str, Any]],
         _drop_partial_line(path)
     data = memoryview(_lines(wanted, rows, header=False).encode("utf-8"))
     descriptor = os.open(path, os.O_WRONLY | os.O_APPEND)
+    size = os.fstat(descriptor).st_size
     try:
         while data:                               # one write, unless the system splits it
             data = data[os.write(descriptor, data):]
         os.fsync(descriptor)
+    except OSError:
+        os.ftruncate(descriptor, size)            # a full disk leaves whole rows: none of these
+        raise
     finally:
         os.close(descriptor)
 
@@ -215,6 +218,28 @@ class ResultStore:
             import pandas as pd
             errors = pd.DataFrame(columns=ERROR_COLUMNS)
         return errors
+
+    def require_error_rows(self, runs, errors, run_ids: set[str], wanted: set[tuple[str, str]]) -> None:
+        """``DamagedTable`` naming errors.csv if an ok run among ``run_ids`` (``runs``: ``runs_frame``) lacks an
+        error row of ``wanted`` (quantity, measure) in ``errors`` (``errors_frame``). ``record`` stores a run's
+        error rows before its runs row, so that is damage, not a missing point of a verdict."""
+        stored = {row["run_id"]: row for row in runs.to_dict("records") if row["run_id"] in run_ids}
+        lacking = sorted(missing_parts(stored, errors.to_dict("records"), wanted, None).items())
+        if lacking:
+            identifier, what = lacking[0]
+            more = f" (and {len(lacking) - 1} more ok run(s))" if len(lacking) > 1 else ""
+            raise damaged(self.errors_path, f"no {what} of the ok run {identifier}{more}")
+
+    def drop_cut_lines(self) -> list[str]:
+        """Remove a last line cut short from runs.csv and errors.csv, as the next append would: the run it
+        held is not stored, so it is computed again. One "FILE: line N: cut short ..." per line removed."""
+        dropped = []
+        for path in (self.runs_path, self.errors_path):
+            cut = cut_short(path.read_bytes())[1] if path.exists() else ""
+            if cut:
+                _drop_partial_line(path)
+                dropped.append(f"{path.name}: {cut}")
+        return dropped
 
     def finished_runs(self) -> dict[str, dict[str, str]]:
         """Rows of runs.csv by run_id (the last row wins)."""

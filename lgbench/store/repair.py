@@ -20,7 +20,7 @@ from lgbench.store.csv_store import (
     ERROR_COLUMNS, RUN_COLUMNS, ResultStore, backup_path, missing_parts, set_aside, write_table,
 )
 from lgbench.store.metadata import METADATA, read_metadata
-from lgbench.store.tables import inspect_table
+from lgbench.store.tables import cut_short, inspect_table
 
 
 @dataclass(frozen=True)
@@ -85,13 +85,9 @@ class _Repair:
         header (or any damage, with ``whole``) sets the whole table aside."""
         if not path.exists():
             return None
-        data = path.read_bytes()
-        complete = data[: data.rfind(b"\n") + 1]
+        complete, cut = cut_short(path.read_bytes())
         found = inspect_table(path, complete)
-        problems = [problem for _, problem in found.problems]
-        if len(complete) < len(data):
-            line = complete.count(b"\n") + 1
-            problems.append(f"line {line}: cut short (an interrupted write)")
+        problems = [problem for _, problem in found.problems] + ([cut] if cut else [])
         spoilt = found.header_damaged or (whole and bool(problems))
         action = ("set aside; the next run writes it again" if whole else "table set aside, it starts anew")
         for problem in problems:

@@ -110,6 +110,16 @@ def _row_problem(row: list[str], header: list[str], numeric: list[tuple[int, str
     return ""
 
 
+def cut_short(data: bytes) -> tuple[bytes, str]:
+    """The complete lines of a table's content ``data`` and, if its last line is cut short (an append that
+    a kill, a full disk or a power cut interrupted), that problem ("" otherwise)."""
+    complete = data[: data.rfind(b"\n") + 1]
+    if len(complete) == len(data):
+        return complete, ""
+    line = complete.count(b"\n") + 1
+    return complete, f"line {line}: cut short (an interrupted write)"
+
+
 def checked_rows(path: Path, data: bytes) -> tuple[list[str], list[list[str]]]:
     """Header and rows of the table in ``path`` (its complete lines ``data``), or DamagedTable naming
     the first problem."""
