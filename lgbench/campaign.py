@@ -6,8 +6,8 @@ campaign's worker slots at once (``runner/precompile.py``), instead of by every 
 (two studies starting together would compile the same entry points twice). Each study runs in its own
 ``lgbench run`` process, so a study that fails cannot take the others down and every study keeps its
 own log. Studies are started most expensive first (estimated integration steps, reference included),
-which keeps the worker slots busy until the end. CPU times in runs.csv are per-process
-``time.process_time``, so two studies on two cores measure as they would alone, apart from shared
+which keeps the worker slots busy until the end. CPU times in runs.csv are ``time.thread_time`` of
+the integrating thread, so two studies on two cores measure as they would alone, apart from shared
 caches and memory bandwidth (docs/studies.md, "Parallel runs and timing").
 """
 from __future__ import annotations

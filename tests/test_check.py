@@ -106,6 +106,10 @@ def _fixture_frames():
       "max": 17.0}, True),
     ({"kind": "cost_ratio", "method": "Rxyz-RK44", "than": "RV-RK44", "at_error": 1e-8, "max": 10}, False),
     ({"kind": "cost_ratio", "method": "Rxyz-RK44", "than": "RV-RK44", "at_error": 1e-3, "max": 100}, False),
+    ({"kind": "cost_ratio", "method": "Rxyz-RK44", "than": "RV-RK44", "at_error": 3e-9, "min": 16.8,
+      "max": 17.0}, False),     # beyond Rxyz's finest run (6.25e-9)...
+    ({"kind": "cost_ratio", "method": "Rxyz-RK44", "than": "RV-RK44", "at_error": 3e-9, "extrapolate": True,
+      "min": 16.8, "max": 17.0}, True),     # ...unless extended along the curve
     ({"kind": "cost_ratio", "method": "Rxyz-RK44", "than": "RV-RK44", "min": 2.99, "max": 3.01}, True),
     ({"kind": "cost_ratio", "method": "RV-RK44", "than": "Rxyz-RK44", "max": 1}, True),
     ({"kind": "cost_ratio", "method": "RV-RK44", "than": "Rxyz-RK44", "min": 1}, False),
@@ -131,6 +135,18 @@ def test_cost_ratio_reads_the_work_precision_curve_between_the_bracketing_runs()
     assert cost == pytest.approx(2.0 ** 1.5) and reason == ""
     cost, reason = cost_at_error([4e-4, 2e-4], [1e-4, 1e-6], [1.0, 2.0], 1e-9)
     assert cost != cost and "1e-06..0.0001 do not reach 1e-09" in reason
+
+
+def test_cost_ratio_extends_a_curve_by_at_most_a_decade_of_error():
+    from lgbench.analysis.expectations import cost_at_error
+    h, error, cost = [4e-4, 2e-4, 1e-4], [1e-4, 1e-6, 1e-8], [1.0, 2.0, 4.0]
+    assert cost_at_error(h, error, cost, 1e-9)[0] != cost_at_error(h, error, cost, 1e-9)[0]   # NaN
+    value, note = cost_at_error(h, error, cost, 1e-9, extrapolate=True)
+    assert value == pytest.approx(4.0 * 2.0 ** 0.5) and note == "extrapolated from 1e-08"
+    value, note = cost_at_error(h, error, cost, 1e-3, extrapolate=True)
+    assert value == pytest.approx(2.0 ** -0.5) and note == "extrapolated from 0.0001"
+    value, note = cost_at_error(h, error, cost, 1e-10 / 2, extrapolate=True)
+    assert value != value and "do not reach" in note
 
 
 def test_cost_ratio_without_a_bound_is_rejected_at_load_time(tmp_path):

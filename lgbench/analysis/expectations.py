@@ -94,6 +94,7 @@ class CostRatioExpectation(_Strict):
     column: str = "cpu_s"
     quantity: str | None = None          # error of the work-precision curves; default the study's first
     at_error: PositiveFloat | None = None
+    extrapolate: bool = False            # beyond a curve's end by at most a decade of error
     h_range: StepRange | None = None
     min: PositiveFloat | None = None
     max: PositiveFloat | None = None
@@ -258,23 +259,41 @@ def _bound(item, study, runs, errors) -> CheckResult:
     return CheckResult(_describe(item), expected, f"{_fmt(low)}..{_fmt(high)} ({len(values)} runs)", passed)
 
 
-def cost_at_error(h, error, cost, target: float) -> tuple[float, str]:
+EXTRAPOLATION_DECADES = 1.0
+"""How far (in decades of error) ``cost_at_error`` may extend a work-precision curve beyond its end."""
+
+
+def cost_at_error(h, error, cost, target: float, extrapolate: bool = False) -> tuple[float, str]:
     """Cost of a method at error ``target``, read off its work-precision curve: log cost interpolated
     linearly in log error between the two consecutive step sizes (largest h first) whose errors bracket
-    ``target``; NaN and the reason when no pair does (no extrapolation)."""
+    ``target``. With ``extrapolate``, a target at most ``EXTRAPOLATION_DECADES`` beyond the curve's
+    end is read off the line through its last two points (the note says so). NaN and the reason when
+    neither applies."""
     points = sorted((float(x), float(e), float(c)) for x, e, c in zip(h, error, cost)
                     if e > 0 and c > 0 and math.isfinite(e) and math.isfinite(c))
     points.reverse()
     for (_, e0, c0), (_, e1, c1) in zip(points, points[1:]):
         if min(e0, e1) <= target <= max(e0, e1):
-            if e0 == e1:
-                return min(c0, c1), ""
-            s = (math.log(target) - math.log(e0)) / (math.log(e1) - math.log(e0))
-            return math.exp((1 - s) * math.log(c0) + s * math.log(c1)), ""
+            return _log_line(e0, c0, e1, c1, target), ""
     if not points:
         return math.nan, "no ok runs with an error"
     errors = [e for _, e, _ in points]
-    return math.nan, f"errors {min(errors):.3g}..{max(errors):.3g} do not reach {target:g}"
+    reason = f"errors {min(errors):.3g}..{max(errors):.3g} do not reach {target:g}"
+    if not extrapolate or len(points) < 2:
+        return math.nan, reason
+    coarse, fine = (points[0], points[1]), (points[-1], points[-2])     # each end first
+    (_, end, c0), (_, e1, c1) = min(coarse, fine, key=lambda pair: abs(math.log(pair[0][1] / target)))
+    if abs(math.log10(end / target)) > EXTRAPOLATION_DECADES or end == e1:
+        return math.nan, reason
+    return _log_line(end, c0, e1, c1, target), f"extrapolated from {end:.3g}"
+
+
+def _log_line(e0: float, c0: float, e1: float, c1: float, target: float) -> float:
+    """Cost at error ``target`` on the straight line through (e0, c0) and (e1, c1) in log-log."""
+    if e0 == e1:
+        return min(c0, c1)
+    s = (math.log(target) - math.log(e0)) / (math.log(e1) - math.log(e0))
+    return math.exp((1 - s) * math.log(c0) + s * math.log(c1))
 
 
 def _cost_ratio(item, study, runs, errors) -> CheckResult:
@@ -296,13 +315,14 @@ def _cost_ratio(item, study, runs, errors) -> CheckResult:
         for method, cost in zip((item.method, item.than), costs):
             error = _column(runs, errors, f"error:{quantity}", method, study)
             hs = [h for h in cost if h in error]
-            readings.append(cost_at_error(hs, [error[h] for h in hs], [cost[h] for h in hs], item.at_error))
-        (numerator, why_not), (denominator, why_not_than) = readings
+            readings.append(cost_at_error(hs, [error[h] for h in hs], [cost[h] for h in hs], item.at_error,
+                                          item.extrapolate))
+        (numerator, note), (denominator, note_than) = readings
+        notes = [f"{m}: {r}" for m, r in ((item.method, note), (item.than, note_than)) if r]
         if math.isnan(numerator) or math.isnan(denominator):
-            reasons = [f"{m}: {r}" for m, r in ((item.method, why_not), (item.than, why_not_than)) if r]
-            return CheckResult(_describe(item), expected, "; ".join(reasons), False)
+            return CheckResult(_describe(item), expected, "; ".join(notes), False)
         ratio = numerator / denominator
-        observed = f"{ratio:.3g} ({_fmt(numerator)} / {_fmt(denominator)})"
+        observed = f"{ratio:.3g} ({_fmt(numerator)} / {_fmt(denominator)})" + "".join(f"; {n}" for n in notes)
     passed = (item.min is None or ratio >= item.min) and (item.max is None or ratio <= item.max)
     return CheckResult(_describe(item), expected, observed, passed)
 

@@ -3,7 +3,7 @@
 - ``serial`` (default): one run after the other in this process. The right choice for timing
   studies: nothing else competes for the core.
 - ``processes`` (``--jobs N``): N worker processes on this machine. Each run is timed in its worker
-  with ``time.process_time``, so CPU seconds stay per run, but N runs share the machine's cores and
+  with ``time.thread_time`` of the thread that integrates, so CPU seconds stay per run, but N runs share the machine's cores and
   memory bandwidth: compare CPU times only within one executor setting (runs.csv records the
   executor and the worker count of every run).
 - ``dask`` (``--executor dask --address tcp://host:8786``): the runs are submitted to a Dask
