@@ -109,8 +109,8 @@ def _build(case: PeerCase, h: float, steps: int):
                                initialVelocities=[0.0] * 3 + list(AngularVelocity2EulerParameters_t(OMEGA0, ep0)))
     n = mbs.AddNode(node)
     J = INERTIA_COM + MASS * ((COM @ COM) * np.eye(3) - np.outer(COM, COM))
-    body = mbs.AddObject(ObjectRigidBody(physicsMass=MASS, nodeNumber=n,
-                                         physicsInertia=[J[0, 0], J[1, 1], J[2, 2], J[1, 2], J[0, 2], J[0, 1]]))
+    body = mbs.AddObject(ObjectRigidBody(mass=MASS, nodeNumber=n,
+                                         inertia=[J[0, 0], J[1, 1], J[2, 2], J[1, 2], J[0, 2], J[0, 1]]))
     mbs.AddLoad(Force(markerNumber=mbs.AddMarker(MarkerBodyPosition(bodyNumber=body, localPosition=list(COM))),
                       loadVector=list(MASS * GRAVITY)))
     ground = mbs.AddMarker(MarkerNodeCoordinate(nodeNumber=mbs.AddNode(PointGround()), coordinate=0))

@@ -1,4 +1,4 @@
-"""Per-step CPU cost of lgbench's compiled engine, and Exudyn beside it on the heavy top and the Puma 560.
+"""Per-step CPU cost of lgbench's compiled engine, and Exudyn beside it on three mechanisms.
 
     .venv/bin/python benchmarks/run.py            # or: make bench        (about 3 minutes warm)
     .venv/bin/python benchmarks/run.py --quick    # or: make bench-quick  (under a minute warm)
@@ -14,9 +14,12 @@ code's integration error. Skipped with a message when exudyn is not installed (e
 Part 3 (benchmarks/peer_puma.py): the Puma 560 in both codes (RV, EP, Rxyz nodes, generalized-alpha,
 h = 1e-3, full Newton over 1 s, quick 0.2 s): per-step costs, ratio, Newton iterations per step, and
 the joint angles at t_end against each other and against lgbench's minimal-coordinate model.
+Part 4 (benchmarks/peer_constrained_top.py): the heavy top with a spherical joint in both codes (RV,
+EP, Rxyz, generalized-alpha h = 1e-4, full Newton, T_exp in both): the same columns, with the final
+centre of mass against lgbench's EP generalized-alpha at h / 10.
 
-Writes benchmarks/results/suite.csv, peer.csv and peer_puma.csv (gitignored); every row carries
-its provenance (versions, git commit, source hash, CPU, date).
+Writes benchmarks/results/suite.csv, peer.csv, peer_puma.csv and peer_constrained_top.csv
+(gitignored); every row carries its provenance (versions, git commit, source hash, CPU, date).
 """
 from __future__ import annotations
 
@@ -31,7 +34,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import lgbench  # noqa: E402,F401  (first: one BLAS thread before numpy loads, see lgbench/__init__.py)
-from benchmarks import peer_exudyn, peer_puma, suite  # noqa: E402
+from benchmarks import peer_constrained_top, peer_exudyn, peer_puma, suite  # noqa: E402
 
 
 def write_csv(path: Path, rows: list[dict], provenance: dict) -> None:
@@ -97,28 +100,31 @@ def run_peer(args, provenance: dict) -> None:
     write_csv(args.out_dir / "peer.csv", rows, {**provenance, "exudyn": peer_exudyn.exudyn_version()})
 
 
-def run_peer_puma(args, provenance: dict) -> None:
+def run_peer_mechanism(args, provenance: dict, part: int, title: str, module, h: float, reference: str,
+                       quantity: str, csv_name: str) -> None:
+    """One mechanism beside Exudyn (``module.compare``): per-step costs, ratio, Newton iterations and the
+    final ``quantity`` of both codes against each other and against ``reference``."""
     if peer_exudyn.unavailable_reason():
         return
-    h, t_end = PUMA_STEP, (0.2 if args.quick else 1.0)
-    print(f"\nPart 3: lgbench beside Exudyn {peer_exudyn.exudyn_version()}, Puma 560, generalized-alpha, full "
-          f"Newton, h = {h:g}, t_end = {t_end:g} s, min of {args.repeats} repeats; joint angles against "
-          f"lgbench Min RK44 at h = {h / 100:g}")
-    rows = peer_puma.compare(h, t_end, args.repeats)
+    t_end = 0.2 if args.quick else 1.0
+    print(f"\nPart {part}: lgbench beside Exudyn {peer_exudyn.exudyn_version()}, {title}, generalized-alpha, full "
+          f"Newton, h = {h:g}, t_end = {t_end:g} s, min of {args.repeats} repeats; {quantity} against {reference}")
+    rows = module.compare(h, t_end, args.repeats)
+    difference = f"|{quantity}_lg - {quantity}_ex|"
     print(f"  {'formulation':12s} {'lgbench':>8s} {'Exudyn':>8s} {'ratio':>6s} {'Newton lg/ex':>13s} "
-          f"{'|phi_lg - phi_ex|':>17s} {'err lgbench':>11s} {'err Exudyn':>11s}")
+          f"{difference:>17s} {'err lgbench':>11s} {'err Exudyn':>11s}")
     for r in rows:
         if r["status"] != "ok":
             print(f"  {r['formulation']:12s} {r['status']}")
             continue
         newton = f"{r['lgbench_newton_per_step']:.2f}/{r['exudyn_newton_per_step']:.2f}"
         print(f"  {r['formulation']:12s} {r['lgbench_us_per_step']:8.1f} {r['exudyn_us_per_step']:8.1f} "
-              f"{r['ratio']:6.2f} {newton:>13s} {r['angle_difference']:17.2e} {r['lgbench_angle_error']:11.2e} "
-              f"{r['exudyn_angle_error']:11.2e}")
-    print("  (us per step; ratio = lgbench / Exudyn; angle differences in rad, max over the six joints)")
+              f"{r['ratio']:6.2f} {newton:>13s} {r[quantity + '_difference']:17.2e} "
+              f"{r['lgbench_' + quantity + '_error']:11.2e} {r['exudyn_' + quantity + '_error']:11.2e}")
+    print(f"  (us per step; ratio = lgbench / Exudyn; {quantity} differences: largest component)")
     fields = list(max(rows, key=len))
     rows = [{k: r.get(k, "") for k in fields} for r in rows]
-    write_csv(args.out_dir / "peer_puma.csv", rows, {**provenance, "exudyn": peer_exudyn.exudyn_version()})
+    write_csv(args.out_dir / csv_name, rows, {**provenance, "exudyn": peer_exudyn.exudyn_version()})
 
 
 PUMA_STEP = 1e-3
@@ -160,7 +166,12 @@ def main(argv: list[str] | None = None) -> int:
         run_suite(args, provenance)
     if not args.no_peer:
         run_peer(args, provenance)
-        run_peer_puma(args, provenance)
+        run_peer_mechanism(args, provenance, 3, "Puma 560", peer_puma, PUMA_STEP,
+                           f"lgbench Min RK44 at h = {PUMA_STEP / 100:g}", "angle", "peer_puma.csv")
+        run_peer_mechanism(args, provenance, 4, "heavy top with a spherical joint", peer_constrained_top,
+                           peer_constrained_top.STEP,
+                           f"lgbench EP generalized-alpha at h = {peer_constrained_top.STEP / 10:g}", "com",
+                           "peer_constrained_top.csv")
     print(f"\ntotal wall time {time.perf_counter() - wall:.0f} s")
     return 0
 

@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("exudyn")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks import peer_exudyn, peer_puma  # noqa: E402
+from benchmarks import peer_constrained_top, peer_exudyn, peer_puma  # noqa: E402
 
 
 def assert_agree_within_the_error(lgbench, exudyn, reference):
@@ -39,3 +39,13 @@ def test_exudyn_heavy_top_agrees_with_lgbench_to_the_integration_error(case):
     lg = peer_exudyn.measure_lgbench(case, h, t_end, repeats=1)
     _, com = peer_exudyn.run_exudyn(case, h, int(round(t_end / h)))
     assert_agree_within_the_error(lg["com"], com, peer_exudyn.reference_com(t_end, h / 10))
+
+
+@pytest.mark.parametrize("formulation", peer_constrained_top.FORMULATIONS)
+def test_exudyn_constrained_heavy_top_agrees_with_lgbench_to_the_integration_error(formulation):
+    """Paper 000 Sect. 4.1.2 (spherical joint) in both codes, generalized-alpha h = 1e-4 with T_exp over
+    0.05 s; reference: lgbench EP generalized-alpha at h / 10."""
+    h, t_end = 1e-4, 0.05
+    lg = peer_constrained_top.measure_lgbench(formulation, h, t_end, repeats=1)
+    _, com, _ = peer_constrained_top.run_exudyn(formulation, h, int(round(t_end / h)))
+    assert_agree_within_the_error(lg["com"], com, peer_constrained_top.reference_com(t_end, h / 10))

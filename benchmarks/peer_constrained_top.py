@@ -1,0 +1,144 @@
+"""Exudyn beside lgbench on the heavy top with a spherical joint (paper 000 Sect. 4.1.2, Figs. 6-8).
+
+lgbench's ``heavy_top_constrained``: a free rigid body (m = 15, J = diag(0.234375, 0.468750, 0.234375)
+about its centre of mass), its reference point at the centre of mass, held at the body point -c
+(c = [0, 1, 0]) by a spherical joint at the global origin, gravity [0, 0, -9.81], omega0 = [0, 150,
+-4.61538] (body frame), psi0 = 0, u0 = omega0 x c. Exudyn: the same body on an RV (Lie group), EP or
+Rxyz node at the centre of mass, a SphericalJoint between a ground point at the origin and the body
+point -c, the weight at the centre of mass. Generalized-alpha (rho_inf = 0.9, index 3), full Newton,
+tolerances 1e-8 relative / 1e-10 absolute and T_exp in the Lie group iteration matrix in both codes
+(lgbench ``texp: true``, Exudyn's default ``lieGroupAddTangentOperator``).
+
+Timing as in ``peer_exudyn``: Exudyn's marginal process time per step beyond its setup, lgbench's
+minimum of the timed integration loop per step. The final centre-of-mass positions of both codes are
+compared with each other and with lgbench's EP generalized-alpha at h / 10.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from benchmarks.peer_exudyn import COM, GRAVITY, INERTIA_COM, MASS, OMEGA0, SETUP_STEPS, _exudyn
+
+FORMULATIONS = ("RV", "EP", "Rxyz")
+MODEL = "heavy_top_constrained"
+STEP = 1e-4
+"""Step size of the comparison (the constrained top's case in ``benchmarks/suite.py``)."""
+
+
+def _build(formulation: str, h: float, steps: int):
+    exu = _exudyn()
+    from exudyn.itemInterface import (
+        Force, MarkerBodyPosition, NodeRigidBodyEP, NodeRigidBodyRotVecLG, NodeRigidBodyRxyz, ObjectGround,
+        ObjectJointSpherical, ObjectRigidBody,
+    )
+    from exudyn.rigidBodyUtilities import AngularVelocity2EulerParameters_t, AngularVelocity2RotXYZ_t, eulerParameters0
+
+    u0 = list(np.cross(OMEGA0, COM))          # R0 = I
+    position = list(COM)
+    if formulation == "RV":
+        node = NodeRigidBodyRotVecLG(referenceCoordinates=position + [0.0] * 3, initialVelocities=u0 + OMEGA0)
+    elif formulation == "Rxyz":
+        rates = list(AngularVelocity2RotXYZ_t(OMEGA0, [0.0, 0.0, 0.0]))
+        node = NodeRigidBodyRxyz(referenceCoordinates=position + [0.0] * 3, initialVelocities=u0 + rates)
+    else:
+        ep0 = list(eulerParameters0)
+        node = NodeRigidBodyEP(referenceCoordinates=position + ep0,
+                               initialVelocities=u0 + list(AngularVelocity2EulerParameters_t(OMEGA0, ep0)))
+    mbs = exu.SystemContainer().AddSystem()
+    J = INERTIA_COM
+    body = mbs.AddObject(ObjectRigidBody(mass=MASS, nodeNumber=mbs.AddNode(node),
+                                         inertia=[J[0, 0], J[1, 1], J[2, 2], J[1, 2], J[0, 2], J[0, 1]]))
+    mbs.AddLoad(Force(markerNumber=mbs.AddMarker(MarkerBodyPosition(bodyNumber=body, localPosition=[0.0] * 3)),
+                      loadVector=list(MASS * GRAVITY)))
+    fixed_point = mbs.AddMarker(MarkerBodyPosition(bodyNumber=mbs.AddObject(ObjectGround()), localPosition=[0.0] * 3))
+    top_point = mbs.AddMarker(MarkerBodyPosition(bodyNumber=body, localPosition=list(-COM)))
+    mbs.AddObject(ObjectJointSpherical(markerNumbers=[fixed_point, top_point]))
+    mbs.Assemble()
+    settings = exu.SimulationSettings()
+    integration = settings.timeIntegration
+    integration.numberOfSteps = steps
+    integration.endTime = steps * h
+    integration.verboseMode = 0
+    settings.solution.file.write = False
+    settings.parallel.numberOfThreads = 1
+    integration.newton.useModifiedNewton = False
+    integration.newton.relativeTolerance = 1e-8
+    integration.newton.absoluteTolerance = 1e-10
+    integration.generalizedAlpha.spectralRadius = 0.9
+    integration.generalizedAlpha.lieGroupAddTangentOperator = True
+    return mbs, settings, body
+
+
+def run_exudyn(formulation: str, h: float, steps: int) -> tuple[float, np.ndarray, float]:
+    """(process time of SolveDynamic, centre of mass at the end, Newton iterations per step) of one run."""
+    exu = _exudyn()
+    mbs, settings, body = _build(formulation, h, steps)
+    start = time.process_time()
+    ok = exu.SolveDynamic(mbs, settings, solverType=exu.DynamicSolverType.GeneralizedAlpha, storeSolver=True)
+    cpu = time.process_time() - start
+    if not ok:
+        raise RuntimeError(f"Exudyn constrained top {formulation}: solver failed")
+    com = np.array(mbs.GetObjectOutputBody(body, exu.OutputVariableType.Position, localPosition=[0.0] * 3))
+    return cpu, com, mbs.sys["dynamicSolver"].it.newtonStepsCount / steps
+
+
+def measure_exudyn(formulation: str, h: float, t_end: float, repeats: int) -> dict[str, Any]:
+    steps = int(round(t_end / h))
+    setup = min(run_exudyn(formulation, h, SETUP_STEPS)[0] for _ in range(repeats))
+    runs = [run_exudyn(formulation, h, steps) for _ in range(repeats)]
+    total = min(cpu for cpu, _, _ in runs)
+    return {"us_per_step": 1e6 * (total - setup) / (steps - SETUP_STEPS), "com": runs[-1][1],
+            "newton_per_step": runs[-1][2]}
+
+
+def _com(run) -> np.ndarray:
+    return np.array([run.final_outputs[k] for k in ("com_x", "com_y", "com_z")])
+
+
+def measure_lgbench(formulation: str, h: float, t_end: float, repeats: int) -> dict[str, Any]:
+    from lgbench.runner.single_run import RunSpec, run_single
+
+    spec = RunSpec(MODEL, formulation, "generalized-alpha", h, t_end, options=(("newton", "full"), ("texp", True)))
+    runs = [run_single(spec) for _ in range(repeats + 1)][1:]     # the first one compiles or loads
+    for run in runs:
+        if run.status != "ok":
+            raise RuntimeError(f"lgbench constrained top {formulation}: {run.status}: {run.message}")
+    return {"us_per_step": 1e6 * min(run.cpu_s / run.steps for run in runs), "com": _com(runs[-1]),
+            "newton_per_step": runs[-1].statistics["newton_per_step"]}
+
+
+def reference_com(t_end: float, h: float) -> np.ndarray:
+    """Centre of mass at t_end of lgbench's EP generalized-alpha at h (second order, full Newton)."""
+    from lgbench.runner.single_run import RunSpec, run_single
+
+    return _com(run_single(RunSpec(MODEL, "EP", "generalized-alpha", h, t_end, options=(("newton", "full"),))))
+
+
+def compare(h: float, t_end: float, repeats: int) -> list[dict[str, Any]]:
+    """One row per formulation: both codes' us/step, their ratio, Newton iterations per step, and the
+    final centre-of-mass difference between them and against the reference."""
+    reference = reference_com(t_end, h / 10)
+    rows = []
+    for formulation in FORMULATIONS:
+        row = {"model": MODEL, "formulation": formulation, "integrator": "generalized-alpha", "newton": "full",
+               "h": h, "t_end": t_end, "repeats": repeats}
+        try:
+            lg = measure_lgbench(formulation, h, t_end, repeats)
+            ex = measure_exudyn(formulation, h, t_end, repeats)
+        except RuntimeError as failure:
+            rows.append({**row, "status": str(failure)})
+            continue
+        rows.append({
+            **row, "status": "ok",
+            "lgbench_us_per_step": lg["us_per_step"], "exudyn_us_per_step": ex["us_per_step"],
+            "ratio": lg["us_per_step"] / ex["us_per_step"],
+            "lgbench_newton_per_step": lg["newton_per_step"], "exudyn_newton_per_step": ex["newton_per_step"],
+            "com_difference": float(np.abs(lg["com"] - ex["com"]).max()),
+            "lgbench_com_error": float(np.abs(lg["com"] - reference).max()),
+            "exudyn_com_error": float(np.abs(ex["com"] - reference).max()),
+            "reference": f"lgbench EP generalized-alpha h={h / 10:g}",
+        })
+    return rows
