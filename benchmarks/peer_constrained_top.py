@@ -15,12 +15,14 @@ compared with each other and with lgbench's EP generalized-alpha at h / 10.
 """
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import numpy as np
 
-from benchmarks.peer_exudyn import COM, GRAVITY, INERTIA_COM, MASS, OMEGA0, SETUP_STEPS, _exudyn
+from benchmarks.peer_exudyn import (
+    COM, GRAVITY, INERTIA_COM, MASS, OMEGA0, _exudyn, compare_mechanism, generalized_alpha_settings,
+    marginal_cost, solve_generalized_alpha,
+)
 
 FORMULATIONS = ("RV", "EP", "Rxyz")
 MODEL = "heavy_top_constrained"
@@ -57,41 +59,21 @@ def _build(formulation: str, h: float, steps: int):
     top_point = mbs.AddMarker(MarkerBodyPosition(bodyNumber=body, localPosition=list(-COM)))
     mbs.AddObject(ObjectJointSpherical(markerNumbers=[fixed_point, top_point]))
     mbs.Assemble()
-    settings = exu.SimulationSettings()
-    integration = settings.timeIntegration
-    integration.numberOfSteps = steps
-    integration.endTime = steps * h
-    integration.verboseMode = 0
-    settings.solution.file.write = False
-    settings.parallel.numberOfThreads = 1
-    integration.newton.useModifiedNewton = False
-    integration.newton.relativeTolerance = 1e-8
-    integration.newton.absoluteTolerance = 1e-10
-    integration.generalizedAlpha.spectralRadius = 0.9
-    integration.generalizedAlpha.lieGroupAddTangentOperator = True
-    return mbs, settings, body
+    return mbs, generalized_alpha_settings(h, steps, tangent_operator=True), body
 
 
 def run_exudyn(formulation: str, h: float, steps: int) -> tuple[float, np.ndarray, float]:
     """(process time of SolveDynamic, centre of mass at the end, Newton iterations per step) of one run."""
     exu = _exudyn()
     mbs, settings, body = _build(formulation, h, steps)
-    start = time.process_time()
-    ok = exu.SolveDynamic(mbs, settings, solverType=exu.DynamicSolverType.GeneralizedAlpha, storeSolver=True)
-    cpu = time.process_time() - start
-    if not ok:
-        raise RuntimeError(f"Exudyn constrained top {formulation}: solver failed")
+    cpu, newton = solve_generalized_alpha(mbs, settings, f"constrained top {formulation}")
     com = np.array(mbs.GetObjectOutputBody(body, exu.OutputVariableType.Position, localPosition=[0.0] * 3))
-    return cpu, com, mbs.sys["dynamicSolver"].it.newtonStepsCount / steps
+    return cpu, com, newton
 
 
 def measure_exudyn(formulation: str, h: float, t_end: float, repeats: int) -> dict[str, Any]:
-    steps = int(round(t_end / h))
-    setup = min(run_exudyn(formulation, h, SETUP_STEPS)[0] for _ in range(repeats))
-    runs = [run_exudyn(formulation, h, steps) for _ in range(repeats)]
-    total = min(cpu for cpu, _, _ in runs)
-    return {"us_per_step": 1e6 * (total - setup) / (steps - SETUP_STEPS), "com": runs[-1][1],
-            "newton_per_step": runs[-1][2]}
+    per_step, (_, com, newton) = marginal_cost(lambda steps: run_exudyn(formulation, h, steps), h, t_end, repeats)
+    return {"us_per_step": per_step, "com": com, "newton_per_step": newton}
 
 
 def _com(run) -> np.ndarray:
@@ -118,27 +100,6 @@ def reference_com(t_end: float, h: float) -> np.ndarray:
 
 
 def compare(h: float, t_end: float, repeats: int) -> list[dict[str, Any]]:
-    """One row per formulation: both codes' us/step, their ratio, Newton iterations per step, and the
-    final centre-of-mass difference between them and against the reference."""
-    reference = reference_com(t_end, h / 10)
-    rows = []
-    for formulation in FORMULATIONS:
-        row = {"model": MODEL, "formulation": formulation, "integrator": "generalized-alpha", "newton": "full",
-               "h": h, "t_end": t_end, "repeats": repeats}
-        try:
-            lg = measure_lgbench(formulation, h, t_end, repeats)
-            ex = measure_exudyn(formulation, h, t_end, repeats)
-        except RuntimeError as failure:
-            rows.append({**row, "status": str(failure)})
-            continue
-        rows.append({
-            **row, "status": "ok",
-            "lgbench_us_per_step": lg["us_per_step"], "exudyn_us_per_step": ex["us_per_step"],
-            "ratio": lg["us_per_step"] / ex["us_per_step"],
-            "lgbench_newton_per_step": lg["newton_per_step"], "exudyn_newton_per_step": ex["newton_per_step"],
-            "com_difference": float(np.abs(lg["com"] - ex["com"]).max()),
-            "lgbench_com_error": float(np.abs(lg["com"] - reference).max()),
-            "exudyn_com_error": float(np.abs(ex["com"] - reference).max()),
-            "reference": f"lgbench EP generalized-alpha h={h / 10:g}",
-        })
-    return rows
+    """``compare_mechanism`` on the constrained top: the final centre of mass ("com")."""
+    return compare_mechanism(MODEL, FORMULATIONS, measure_lgbench, measure_exudyn, reference_com(t_end, h / 10),
+                             f"lgbench EP generalized-alpha h={h / 10:g}", "com", h, t_end, repeats)

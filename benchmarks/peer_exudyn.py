@@ -207,3 +207,71 @@ def compare(h: float, t_end: float, repeats: int, h_reference: float) -> list[di
             "reference": f"lgbench RV RK67 h={h_reference:g}",
         })
     return rows
+
+
+def generalized_alpha_settings(h: float, steps: int, tangent_operator: bool):
+    """Exudyn's settings of the mechanism comparisons: generalized-alpha (rho_inf = 0.9), full Newton with
+    tolerances 1e-8 relative / 1e-10 absolute, T_exp in the Lie group iteration matrix or not, no output,
+    one thread."""
+    exu = _exudyn()
+    settings = exu.SimulationSettings()
+    integration = settings.timeIntegration
+    integration.numberOfSteps = steps
+    integration.endTime = steps * h
+    integration.verboseMode = 0
+    settings.solution.file.write = False
+    settings.parallel.numberOfThreads = 1
+    integration.newton.useModifiedNewton = False
+    integration.newton.relativeTolerance = 1e-8
+    integration.newton.absoluteTolerance = 1e-10
+    integration.generalizedAlpha.spectralRadius = 0.9
+    integration.generalizedAlpha.lieGroupAddTangentOperator = tangent_operator
+    return settings
+
+
+def solve_generalized_alpha(mbs, settings, what: str) -> tuple[float, float]:
+    """(process time of SolveDynamic, Newton iterations per step) of one generalized-alpha run."""
+    exu = _exudyn()
+    start = time.process_time()
+    ok = exu.SolveDynamic(mbs, settings, solverType=exu.DynamicSolverType.GeneralizedAlpha, storeSolver=True)
+    cpu = time.process_time() - start
+    if not ok:
+        raise RuntimeError(f"Exudyn {what}: solver failed")
+    return cpu, mbs.sys["dynamicSolver"].it.newtonStepsCount / settings.timeIntegration.numberOfSteps
+
+
+def marginal_cost(run, h: float, t_end: float, repeats: int) -> tuple[float, Any]:
+    """(µs per step beyond Exudyn's per-run setup, the last run's result) of ``run(steps) -> (cpu, ...)``:
+    (T(N) - T(n0)) / (N - n0) of the minima over the repeats (see the module docstring)."""
+    steps = int(round(t_end / h))
+    setup = min(run(SETUP_STEPS)[0] for _ in range(repeats))
+    runs = [run(steps) for _ in range(repeats)]
+    return 1e6 * (min(result[0] for result in runs) - setup) / (steps - SETUP_STEPS), runs[-1]
+
+
+def compare_mechanism(model: str, formulations, measure_lgbench, measure_exudyn, reference: np.ndarray,
+                      reference_name: str, quantity: str, h: float, t_end: float, repeats: int) -> list[dict[str, Any]]:
+    """One row per formulation of a mechanism in both codes (generalized-alpha, full Newton): per-step
+    costs, their ratio, Newton iterations per step, and the largest difference of the final ``quantity``
+    (the key of the measure functions' results) between the codes and against ``reference``."""
+    rows = []
+    for formulation in formulations:
+        row = {"model": model, "formulation": formulation, "integrator": "generalized-alpha", "newton": "full",
+               "h": h, "t_end": t_end, "repeats": repeats}
+        try:
+            lg = measure_lgbench(formulation, h, t_end, repeats)
+            ex = measure_exudyn(formulation, h, t_end, repeats)
+        except RuntimeError as failure:
+            rows.append({**row, "status": str(failure)})
+            continue
+        rows.append({
+            **row, "status": "ok",
+            "lgbench_us_per_step": lg["us_per_step"], "exudyn_us_per_step": ex["us_per_step"],
+            "ratio": lg["us_per_step"] / ex["us_per_step"],
+            "lgbench_newton_per_step": lg["newton_per_step"], "exudyn_newton_per_step": ex["newton_per_step"],
+            f"{quantity}_difference": float(np.abs(lg[quantity] - ex[quantity]).max()),
+            f"lgbench_{quantity}_error": float(np.abs(lg[quantity] - reference).max()),
+            f"exudyn_{quantity}_error": float(np.abs(ex[quantity] - reference).max()),
+            "reference": reference_name,
+        })
+    return rows

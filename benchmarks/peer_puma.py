@@ -19,12 +19,13 @@ minimum of CPU time / steps of the integration loop.
 from __future__ import annotations
 
 import math
-import time
 from typing import Any
 
 import numpy as np
 
-from benchmarks.peer_exudyn import SETUP_STEPS, _exudyn
+from benchmarks.peer_exudyn import (
+    _exudyn, compare_mechanism, generalized_alpha_settings, marginal_cost, solve_generalized_alpha,
+)
 from lgbench.models.puma560 import DEFAULTS, LINK1_REGULARISED_MASS, N_JOINTS
 
 FORMULATIONS = ("RV", "EP", "Rxyz")
@@ -87,42 +88,21 @@ def _build(formulation: str, h: float, steps: int):
     set_points(mbs, 0.0)        # the initial accelerations see the set-point at t = 0 (the default offset is 0)
     mbs.SetPreStepUserFunction(set_points)
     mbs.Assemble()
-    settings = exu.SimulationSettings()
-    integration = settings.timeIntegration
-    integration.numberOfSteps = steps
-    integration.endTime = steps * h
-    integration.verboseMode = 0
-    settings.solution.file.write = False
-    settings.parallel.numberOfThreads = 1
-    integration.newton.useModifiedNewton = False
-    integration.newton.relativeTolerance = 1e-8
-    integration.newton.absoluteTolerance = 1e-10
-    integration.generalizedAlpha.spectralRadius = 0.9
-    integration.generalizedAlpha.lieGroupAddTangentOperator = False
-    return mbs, settings, controllers
+    return mbs, generalized_alpha_settings(h, steps, tangent_operator=False), controllers
 
 
 def run_exudyn(formulation: str, h: float, steps: int) -> tuple[float, np.ndarray, float]:
     """(process time of SolveDynamic, joint angles at the end, Newton iterations per step) of one run."""
     exu = _exudyn()
     mbs, settings, controllers = _build(formulation, h, steps)
-    start = time.process_time()
-    ok = exu.SolveDynamic(mbs, settings, solverType=exu.DynamicSolverType.GeneralizedAlpha, storeSolver=True)
-    cpu = time.process_time() - start
-    if not ok:
-        raise RuntimeError(f"Exudyn Puma 560 {formulation}: solver failed")
+    cpu, newton = solve_generalized_alpha(mbs, settings, f"Puma 560 {formulation}")
     angles = np.array([mbs.GetObjectOutput(c, exu.OutputVariableType.Rotation) for c in controllers])
-    newton = mbs.sys["dynamicSolver"].it.newtonStepsCount / steps
     return cpu, angles, newton
 
 
 def measure_exudyn(formulation: str, h: float, t_end: float, repeats: int) -> dict[str, Any]:
-    steps = int(round(t_end / h))
-    setup = min(run_exudyn(formulation, h, SETUP_STEPS)[0] for _ in range(repeats))
-    runs = [run_exudyn(formulation, h, steps) for _ in range(repeats)]
-    total = min(cpu for cpu, _, _ in runs)
-    return {"us_per_step": 1e6 * (total - setup) / (steps - SETUP_STEPS), "angles": runs[-1][1],
-            "newton_per_step": runs[-1][2]}
+    per_step, (_, angles, newton) = marginal_cost(lambda steps: run_exudyn(formulation, h, steps), h, t_end, repeats)
+    return {"us_per_step": per_step, "angle": angles, "newton_per_step": newton}
 
 
 def measure_lgbench(formulation: str, h: float, t_end: float, repeats: int) -> dict[str, Any]:
@@ -134,7 +114,7 @@ def measure_lgbench(formulation: str, h: float, t_end: float, repeats: int) -> d
         if run.status != "ok":
             raise RuntimeError(f"lgbench Puma 560 {formulation}: {run.status}: {run.message}")
     return {"us_per_step": 1e6 * min(run.cpu_s / run.steps for run in runs),
-            "angles": np.array([runs[-1].final_outputs[name] for name in ANGLES]),
+            "angle": np.array([runs[-1].final_outputs[name] for name in ANGLES]),
             "newton_per_step": runs[-1].statistics["newton_per_step"]}
 
 
@@ -147,27 +127,7 @@ def reference_angles(t_end: float, h: float) -> np.ndarray:
 
 
 def compare(h: float, t_end: float, repeats: int) -> list[dict[str, Any]]:
-    """One row per formulation: both codes' us/step, their ratio, Newton iterations per step, and the
-    largest joint-angle difference between them and against the reference."""
-    reference = reference_angles(t_end, h / 100)
-    rows = []
-    for formulation in FORMULATIONS:
-        row = {"model": "puma560", "formulation": formulation, "integrator": "generalized-alpha", "newton": "full",
-               "h": h, "t_end": t_end, "repeats": repeats}
-        try:
-            lg = measure_lgbench(formulation, h, t_end, repeats)
-            ex = measure_exudyn(formulation, h, t_end, repeats)
-        except RuntimeError as failure:
-            rows.append({**row, "status": str(failure)})
-            continue
-        rows.append({
-            **row, "status": "ok",
-            "lgbench_us_per_step": lg["us_per_step"], "exudyn_us_per_step": ex["us_per_step"],
-            "ratio": lg["us_per_step"] / ex["us_per_step"],
-            "lgbench_newton_per_step": lg["newton_per_step"], "exudyn_newton_per_step": ex["newton_per_step"],
-            "angle_difference": float(np.abs(lg["angles"] - ex["angles"]).max()),
-            "lgbench_angle_error": float(np.abs(lg["angles"] - reference).max()),
-            "exudyn_angle_error": float(np.abs(ex["angles"] - reference).max()),
-            "reference": f"lgbench Min RK44 h={h / 100:g}",
-        })
-    return rows
+    """``compare_mechanism`` on the Puma 560: the six joint angles at t_end ("angle")."""
+    return compare_mechanism("puma560", FORMULATIONS, measure_lgbench, measure_exudyn,
+                             reference_angles(t_end, h / 100), f"lgbench Min RK44 h={h / 100:g}", "angle", h, t_end,
+                             repeats)

@@ -28,7 +28,7 @@ def test_exudyn_puma_560_agrees_with_lgbench_to_the_integration_error(formulatio
     h, t_end = 1e-3, 0.1
     lg = peer_puma.measure_lgbench(formulation, h, t_end, repeats=1)
     _, angles, _ = peer_puma.run_exudyn(formulation, h, int(round(t_end / h)))
-    assert_agree_within_the_error(lg["angles"], angles, peer_puma.reference_angles(t_end, h / 100))
+    assert_agree_within_the_error(lg["angle"], angles, peer_puma.reference_angles(t_end, h / 100))
 
 
 @pytest.mark.parametrize("case", [c for c in peer_exudyn.peer_cases() if c.newton == "full"], ids=lambda c: c.name)
