@@ -233,7 +233,10 @@ def solve_generalized_alpha(mbs, settings, what: str) -> tuple[float, float]:
     """(process time of SolveDynamic, Newton iterations per step) of one generalized-alpha run."""
     exu = _exudyn()
     start = time.process_time()
-    ok = exu.SolveDynamic(mbs, settings, solverType=exu.DynamicSolverType.GeneralizedAlpha, storeSolver=True)
+    try:
+        ok = exu.SolveDynamic(mbs, settings, solverType=exu.DynamicSolverType.GeneralizedAlpha, storeSolver=True)
+    except exu.SolverError:      # Newton did not converge: raised, not returned
+        ok = False
     cpu = time.process_time() - start
     if not ok:
         raise RuntimeError(f"Exudyn {what}: solver failed")
