@@ -36,22 +36,23 @@ def load_error(path: Path) -> str:
 
 
 @pytest.mark.parametrize("name, runs, reference_h", [
-    ("heavy_top.yaml", 55, 3.90625e-6), ("heavy_top_explicit.yaml", 64, 3.90625e-6),
+    ("heavy_top.yaml", 55, 3.90625e-6), ("heavy_top_explicit.yaml", 80, 3.90625e-6),
     ("heavy_top_free.yaml", 24, 3.90625e-6), ("heavy_top_constrained.yaml", 56, 1e-5),
     ("heavy_top_adaptive.yaml", 48, 3.90625e-6), ("heavy_top_rkmk_projection.yaml", 36, 1.25e-5),
     ("manufactured_body.yaml", 96, None), ("heavy_top_so3_vs_se3.yaml", 24, 2.5e-5),
     ("starting_values.yaml", 16, 2.5e-5), ("pendulum.yaml", 6, 1e-4),
-    ("spinning_body.yaml", 48, None), ("heavy_top_hht.yaml", 25, 1e-5), ("v8_crank.yaml", 20, 1e-5)])
+    ("spinning_body.yaml", 48, None), ("heavy_top_hht.yaml", 25, 1e-5), ("v8_crank.yaml", 20, 1e-5),
+    ("v8_crank_9s.yaml", 2, 2.5e-5)])
 def test_shipped_studies_are_valid(name, runs, reference_h):
     study = load_study(STUDIES / name)
     assert len(expand(study)) == runs
     assert study.reference.h == reference_h
 
 
-def test_explicit_study_reproduces_the_paper_step_grid():
+def test_explicit_study_reproduces_the_paper_step_grid_and_two_coarser_steps_for_fig_5():
     sizes = load_study(STUDIES / "heavy_top_explicit.yaml").steps.sizes()
-    assert sizes == pytest.approx([1e-4 * 2.0 ** (1 - n) for n in range(1, 9)], rel=1e-15)
-    assert sizes[-1] == pytest.approx(7.8125e-7)
+    assert sizes[2:] == pytest.approx([1e-4 * 2.0 ** (1 - n) for n in range(1, 9)], rel=1e-15)
+    assert sizes[:2] == pytest.approx([4e-4, 2e-4], rel=1e-15) and sizes[-1] == pytest.approx(7.8125e-7)
 
 
 def test_explicit_step_values_are_used_as_listed(tmp_path):
