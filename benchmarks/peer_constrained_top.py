@@ -28,6 +28,10 @@ FORMULATIONS = ("RV", "EP", "Rxyz")
 MODEL = "heavy_top_constrained"
 STEP = 1e-4
 """Step size of the comparison (the constrained top's case in ``benchmarks/suite.py``)."""
+T_END = 0.2
+"""Simulated time of the comparison: Exudyn 1.13.6's RV node loses Newton convergence between 0.25 and
+0.3 s at h = 1e-4 (with T_exp or without), where lgbench's RV runs on to 1 s; Rxyz nears gimbal lock at
+about 1.1 s."""
 
 
 def _build(formulation: str, h: float, steps: int):
