@@ -231,6 +231,7 @@ def check(results_dir: Annotated[Path, typer.Argument(metavar="RESULTS_DIR", hel
     if not study.expectations:
         raise InputError("the study states no expectations to check", file=str(study_file or results_dir / STUDY_COPY),
                          field="expectations")
+    _require_grid_runs(results_dir, study, runs)
     _require_error_rows(store, study, runs, errors)
     results = check_expectations(study, runs, errors)
     typer.echo(_check_report(study.name, results))
@@ -240,6 +241,23 @@ def check(results_dir: Annotated[Path, typer.Argument(metavar="RESULTS_DIR", hel
     typer.echo(f"{study.name}: {len(results) - failed} passed, {failed} failed")
     if failed:
         raise typer.Exit(1)
+
+
+def _require_grid_runs(results_dir: Path, study, runs) -> None:
+    """One line naming runs.csv if runs of the study's grid are not in it (a study interrupted between runs,
+    or a folder after ``lgbench repair``): a verdict on the others would call the missing points a
+    regression. The next ``lgbench run`` into the folder computes them."""
+    from lgbench.runner.execute import STUDY_COPY
+    from lgbench.runner.grid import labelled_specs, run_id
+
+    wanted = [run_id(spec, label) for spec, label in labelled_specs(study)]
+    stored = set(runs["run_id"])
+    missing = [identifier for identifier in wanted if identifier not in stored]
+    if missing:
+        more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
+        raise InputError(f"{len(missing)} of the study's {len(wanted)} runs are not stored ({missing[0]}{more}): "
+                         f"an interrupted or repaired study; `lgbench run {results_dir / STUDY_COPY} --out "
+                         f"{results_dir}` computes them, then check again", file=str(results_dir / "runs.csv"))
 
 
 def _require_error_rows(store, study, runs, errors) -> None:

@@ -347,3 +347,18 @@ def test_an_ok_run_without_its_error_rows_is_one_line_naming_errors_csv_and_the_
     assert_one_line_input_error(result, f"{out / 'errors.csv'}: no error rows for com (norm_at_t_end) of the ok run "
                                 "RV-RK44-h1e-03", f"lgbench repair {out}", "--force")
     assert "REGRESSION" not in result.output and not (out / "report.md").exists()
+
+
+def test_check_of_a_study_interrupted_between_runs_is_one_line_saying_how_to_finish_it(pristine, folder):
+    """A folder without some runs of its grid (an interrupted study, or one after ``lgbench repair``) was
+    checked as if complete: the missing points made "no fit" REGRESSION verdicts."""
+    _, out = folder
+    lines = (out / "runs.csv").read_bytes().splitlines(keepends=True)
+    (out / "runs.csv").write_bytes(b"".join(lines[:-1]))
+    result = runner.invoke(app, ["check", str(out)])
+    assert_one_line_input_error(result, f"{out / 'runs.csv'}", "1 of the study's 2 runs are not stored",
+                                f"lgbench run {out / 'study.yaml'} --out {out}")
+    assert "REGRESSION" not in result.output
+    assert runner.invoke(app, ["run", str(out / "study.yaml"), "--out", str(out)]).exit_code == 0
+    verdicts = [runner.invoke(app, ["check", str(directory)]) for directory in (out, pristine[1])]
+    assert verdicts[0].stdout == verdicts[1].stdout and not verdicts[0].stderr
