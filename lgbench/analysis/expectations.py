@@ -250,13 +250,22 @@ def _bound(item, study, runs, errors) -> CheckResult:
     for method in methods:
         values += [v for h, v in _column(runs, errors, item.column, method, study).items()
                    if _in_range(h, item.h_range) and not math.isnan(v)]
-    expected = " and ".join(part for part in (f">= {item.min:g}" if item.min is not None else "",
-                                              f"<= {item.max:g}" if item.max is not None else "") if part)
     if not values:
-        return CheckResult(_describe(item), expected, "no values", False)
+        return CheckResult(_describe(item), _bounds_text(item), "no values", False)
     low, high = min(values), max(values)
-    passed = (item.max is None or high <= item.max) and (item.min is None or low >= item.min)
-    return CheckResult(_describe(item), expected, f"{_fmt(low)}..{_fmt(high)} ({len(values)} runs)", passed)
+    return CheckResult(_describe(item), _bounds_text(item), f"{_fmt(low)}..{_fmt(high)} ({len(values)} runs)",
+                       _within_bounds(item, low, high))
+
+
+def _bounds_text(item) -> str:
+    """">= min and <= max" of an expectation with optional ``min`` and ``max``."""
+    return " and ".join(part for part in (f">= {item.min:g}" if item.min is not None else "",
+                                          f"<= {item.max:g}" if item.max is not None else "") if part)
+
+
+def _within_bounds(item, low: float, high: float) -> bool:
+    """low >= item.min and high <= item.max, each where given."""
+    return (item.max is None or high <= item.max) and (item.min is None or low >= item.min)
 
 
 EXTRAPOLATION_DECADES = 1.0
@@ -297,8 +306,7 @@ def _log_line(e0: float, c0: float, e1: float, c1: float, target: float) -> floa
 
 
 def _cost_ratio(item, study, runs, errors) -> CheckResult:
-    expected = " and ".join(part for part in (f">= {item.min:g}" if item.min is not None else "",
-                                              f"<= {item.max:g}" if item.max is not None else "") if part)
+    expected = _bounds_text(item)
     costs = [{h: c for h, c in _column(runs, errors, item.column, m, study).items() if _in_range(h, item.h_range)}
              for m in (item.method, item.than)]
     if item.at_error is None:
@@ -323,8 +331,7 @@ def _cost_ratio(item, study, runs, errors) -> CheckResult:
             return CheckResult(_describe(item), expected, "; ".join(notes), False)
         ratio = numerator / denominator
         observed = f"{ratio:.3g} ({_fmt(numerator)} / {_fmt(denominator)})" + "".join(f"; {n}" for n in notes)
-    passed = (item.min is None or ratio >= item.min) and (item.max is None or ratio <= item.max)
-    return CheckResult(_describe(item), expected, observed, passed)
+    return CheckResult(_describe(item), expected, observed, _within_bounds(item, ratio, ratio))
 
 
 _EVALUATORS = {"order": _order, "fails": _status, "succeeds": _status, "value": _value, "less": _less,
