@@ -231,8 +231,9 @@ def check(results_dir: Annotated[Path, typer.Argument(metavar="RESULTS_DIR", hel
     if not study.expectations:
         raise InputError("the study states no expectations to check", file=str(study_file or results_dir / STUDY_COPY),
                          field="expectations")
-    _require_grid_runs(results_dir, study, runs)
-    _require_error_rows(store, study, runs, errors)
+    grid = _grid_run_ids(study)
+    _require_grid_runs(results_dir, grid, runs)
+    _require_error_rows(store, study, runs, errors, grid)
     results = check_expectations(study, runs, errors)
     typer.echo(_check_report(study.name, results))
     if junit:
@@ -243,31 +244,34 @@ def check(results_dir: Annotated[Path, typer.Argument(metavar="RESULTS_DIR", hel
         raise typer.Exit(1)
 
 
-def _require_grid_runs(results_dir: Path, study, runs) -> None:
-    """One line naming runs.csv if runs of the study's grid are not in it (a study interrupted between runs,
-    or a folder after ``lgbench repair``): a verdict on the others would call the missing points a
-    regression. The next ``lgbench run`` into the folder computes them."""
-    from lgbench.runner.execute import STUDY_COPY
+def _grid_run_ids(study) -> list[str]:
+    """The run ids of the study's grid, in grid order."""
     from lgbench.runner.grid import labelled_specs, run_id
 
-    wanted = [run_id(spec, label) for spec, label in labelled_specs(study)]
+    return [run_id(spec, label) for spec, label in labelled_specs(study)]
+
+
+def _require_grid_runs(results_dir: Path, grid: list[str], runs) -> None:
+    """One line naming runs.csv if runs of the study's grid (``grid``: their ids) are not in it (a study
+    interrupted between runs, or a folder after ``lgbench repair``): a verdict on the others would call
+    the missing points a regression. The next ``lgbench run`` into the folder computes them."""
+    from lgbench.runner.execute import STUDY_COPY
+
     stored = set(runs["run_id"])
-    missing = [identifier for identifier in wanted if identifier not in stored]
+    missing = [identifier for identifier in grid if identifier not in stored]
     if missing:
         more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
-        raise InputError(f"{len(missing)} of the study's {len(wanted)} runs are not stored ({missing[0]}{more}): "
+        raise InputError(f"{len(missing)} of the study's {len(grid)} runs are not stored ({missing[0]}{more}): "
                          f"an interrupted or repaired study; `lgbench run {results_dir / STUDY_COPY} --out "
                          f"{results_dir}` computes them, then check again", file=str(results_dir / "runs.csv"))
 
 
-def _require_error_rows(store, study, runs, errors) -> None:
-    """One line naming errors.csv if an ok run of ``study`` lacks one of its error rows: a verdict on the
-    others would be made up."""
+def _require_error_rows(store, study, runs, errors, grid: list[str]) -> None:
+    """One line naming errors.csv if an ok run of ``study`` (``grid``: the ids of its runs) lacks one of
+    its error rows: a verdict on the others would be made up."""
     from lgbench.runner.execute import wanted_errors
-    from lgbench.runner.grid import labelled_specs, run_id
 
-    run_ids = {run_id(spec, label) for spec, label in labelled_specs(study)}
-    store.require_error_rows(runs, errors, run_ids, wanted_errors(study))
+    store.require_error_rows(runs, errors, set(grid), wanted_errors(study))
 
 
 def _study_copy(results_dir: Path, profile: str | None = None, required: bool = False):
@@ -528,7 +532,8 @@ def report(results_dirs: Annotated[list[Path], typer.Argument(metavar="RESULTS_D
     folders = [ResultFolder(directory, _study_copy(directory)) for directory in results_dirs]
     for folder in folders:
         if folder.study is not None:
-            _require_error_rows(ResultStore(folder.path), folder.study, folder.raw_runs, folder.errors)
+            _require_error_rows(ResultStore(folder.path), folder.study, folder.raw_runs, folder.errors,
+                                _grid_run_ids(folder.study))
     summaries = []
     for folder in folders:
         written, summary = write_report(folder)
