@@ -8,9 +8,10 @@ eq. 42), HHT-alpha and Newmark are other parameter sets of the same stepper.
 
 Newton (paper 000 Sect. 3.3-3.4): the convergence test and the full/modified policy are those of
 ``lgbench/integrators/newton.py``, shared with HHT. Iteration matrix S_t (eq. 40) =
-[[M beta' + C_t gamma' + K_t T, B^T], [B T, 0]] with T = T_exp(dq_n) or I (option ``texp``); K_t by
-forward differences of the forces along UAC (eq. 42) or of the whole residual (eq. 41, option
-``tangent = "full"``); C_t by forward differences; scaling (paper 002 eq. 57): equations of motion
+[[M beta' + C_t gamma' + K_t T, B^T], [B T, 0]] with T = T_exp(dq_n) or I (option ``texp``); K_t and C_t
+of the forces (eq. 42) analytic (option ``jacobian``, default "analytic"; "finite-difference": forward
+differences along UAC) or K_t by forward differences of the whole residual (eq. 41, option
+``tangent = "full"``); scaling (paper 002 eq. 57): equations of motion
 multiplied and lambda divided by beta h^2.
 
 Stabilised index-2 formulation (paper 002 eqs. 55-56, option ``index = 2``): the increment gets the
@@ -44,6 +45,7 @@ from lgbench.mbs.banded import (
 from lgbench.mbs.codes import DIVERGED, OK
 from lgbench.mbs.constraints import constraint_matrix, constraint_residual
 from lgbench.mbs.coordinate_update import update_coordinates_inline
+from lgbench.mbs.force_tangent import TangentWorkspace, empty_tangent_workspace, tangent_workspace
 from lgbench.mbs.dense import all_finite, lu_factor, lu_solve, matrix_vector_into
 from lgbench.mbs.residual import constraint_velocity, dynamic_residual_inline, structured_residual
 from lgbench.mbs.system import S_NC, SystemArrays
@@ -219,7 +221,8 @@ class ImplicitWorkspace(NamedTuple):
     """Preallocated arrays of the implicit stepper (a namedtuple, so numba can take it).
 
     Dense solver: M, C, K, Ct, T, S, LU (n x n). Banded solver (``band.active``): the band matrix bm,
-    body blocks Mb, Cb, Tb and group blocks Kg, Cg, the dense matrices empty.
+    body blocks Mb, Cb, Tb, the dense matrices empty. Both: group blocks Kg, Cg of K_t, C_t and the scratch
+    arrays of the analytic tangent (empty without a system: finite differences only).
     """
 
     M: np.ndarray
@@ -263,6 +266,7 @@ class ImplicitWorkspace(NamedTuple):
     Kg: np.ndarray
     Cg: np.ndarray
     bm: BandMatrix
+    tangent: TangentWorkspace
 
 
 def make_workspace(nq: int, nv: int, nc: int, n_bodies: int, index: int = 3, system=None,
@@ -277,18 +281,17 @@ def make_workspace(nq: int, nv: int, nc: int, n_bodies: int, index: int = 3, sys
     band = dense_structure()
     if system is not None and linear_algebra != "dense" and n == nv + nc:
         band = band_structure(system, linear_algebra)
+    ng, gw = system.force_groups.shape if system is not None else (0, 0)
+    blocks = dict(Kg=np.zeros((ng, gw, gw)), Cg=np.zeros((ng, gw, gw)),
+                  tangent=tangent_workspace(system) if system is not None else empty_tangent_workspace())
     if band.active:
-        groups = system.force_groups
-        ng, gw = groups.shape
         dense_n, dense_v, dense_c = 0, 0, 0
-        blocks = dict(Mb=np.zeros((n_bodies, BODY_BLOCK, BODY_BLOCK)), Cb=np.zeros((nc, 2, BODY_BLOCK)),
-                      Tb=np.zeros((n_bodies, BODY_BLOCK, BODY_BLOCK)), Kg=np.zeros((ng, gw, gw)),
-                      Cg=np.zeros((ng, gw, gw)))
+        blocks.update(Mb=np.zeros((n_bodies, BODY_BLOCK, BODY_BLOCK)), Cb=np.zeros((nc, 2, BODY_BLOCK)),
+                      Tb=np.zeros((n_bodies, BODY_BLOCK, BODY_BLOCK)))
     else:
         dense_n, dense_v, dense_c = n, nv, nc
-        blocks = dict(Mb=np.zeros((0, BODY_BLOCK, BODY_BLOCK)), Cb=np.zeros((0, 2, BODY_BLOCK)),
-                      Tb=np.zeros((0, BODY_BLOCK, BODY_BLOCK)), Kg=np.zeros((0, 0, 0)),
-                      Cg=np.zeros((0, 0, 0)))
+        blocks.update(Mb=np.zeros((0, BODY_BLOCK, BODY_BLOCK)), Cb=np.zeros((0, 2, BODY_BLOCK)),
+                      Tb=np.zeros((0, BODY_BLOCK, BODY_BLOCK)))
     return ImplicitWorkspace(
         M=np.zeros((dense_v, dense_v)), Mp=np.zeros((dense_v, dense_v)), C=np.zeros((dense_c, dense_v)),
         Cp=np.zeros((dense_c, dense_v)), K=np.zeros((dense_v, dense_v)), Ct=np.zeros((dense_v, dense_v)),

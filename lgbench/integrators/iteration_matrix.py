@@ -1,10 +1,11 @@
 """The iteration matrix S_t of the implicit integrators (paper 000 eqs. 40-42, paper 002 eqs. 35, 62).
 
 S_t = [[M beta' + C_t gamma' + K_t T, B^T], [B T, 0]] with T = T_exp(dq_n) (T_SO3 on the rotation block of
-RV nodes, T_SE3 on the 6-block of SE3 nodes) or I; K_t and C_t by forward differences of the forces
-along UAC (eq. 42; one evaluation per coordinate of a colour of bodies, ``SystemBuilder._force_colors``)
-or of the whole residual (eq. 41). Dense, banded (chains) and the stabilised index-2 blocks of paper 002
-eq. (62).
+RV nodes, T_SE3 on the 6-block of SE3 nodes) or I. K_t and C_t of the forces (eq. 42) analytic
+(``lgbench/mbs/force_tangent.py``, option ``jacobian = "analytic"``, the default for bodies) or by forward
+differences along UAC (one evaluation per coordinate of a colour of bodies, ``SystemBuilder._force_colors``;
+always for minimal-coordinate chains); K_t of the whole residual (eq. 41, option ``tangent = "full"``) by
+forward differences. Dense, banded (chains) and the stabilised index-2 blocks of paper 002 eq. (62).
 """
 import math
 
@@ -16,9 +17,10 @@ from lgbench.mbs.banded import band_clear, band_index, band_layout, band_set_con
 from lgbench.mbs.codes import RV, SE3
 from lgbench.mbs.constraints import constraint_matrix
 from lgbench.mbs.coordinate_update import update_coordinates, update_coordinates_inline
+from lgbench.mbs.force_tangent import force_tangent
 from lgbench.mbs.pose import _rot_start
 from lgbench.mbs.residual import dynamic_residual, generalized_forces_inline
-from lgbench.mbs.system import B_FORM, B_NV, B_VSTART, S_NC
+from lgbench.mbs.system import B_FORM, B_NV, B_VSTART, S_NC, S_NV
 
 
 @njit(cache=True)
@@ -150,6 +152,29 @@ def _grouped_force_blocks(sys, q, v, t, rel, floor, positions, z, qp, vp, force,
                         out[grp, m, j] = -(gp[r] - g[r]) / z[k]
 
 
+@njit(inline="always")
+def analytic_tangent_available(sys, opts, w):
+    """The analytic K_t, C_t of ``force_tangent`` apply: asked for, bodies only (a minimal-coordinate chain's
+    forces are differenced) and a workspace built for this system."""
+    return (opts.analytic_tangent and sys.chain_int.shape[0] == 0
+            and w.tangent.slot.shape[0] == sys.sizes[S_NV] and w.tangent.slot.shape[0] > 0)
+
+
+@njit(cache=True)
+def _scatter_groups(groups, blocks, out):
+    """out = the dense matrix of the group blocks (zero where no force couples two coordinates)."""
+    out[:, :] = 0.0
+    for grp in range(groups.shape[0]):
+        for m in range(groups.shape[1]):
+            r = groups[grp, m]
+            if r < 0:
+                continue
+            for j in range(groups.shape[1]):
+                c = groups[grp, j]
+                if c >= 0:
+                    out[r, c] = blocks[grp, m, j]
+
+
 @njit(cache=True)
 def iteration_matrix(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w):
     """Assemble the (scaled) iteration matrix S_t of paper 000 eq. (40) into w.S; evaluates the residual
@@ -173,10 +198,15 @@ def iteration_matrix_at_residual(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts,
     if full:
         _residual_stiffness(sys, q, v, a, lam, t, rel, floor, w.z, w.qp, w.Mp, w.Cp, w.force, w.torque, w.gp,
                             w.r, w.r0, w.rp, w.K)
-    for which in range(1 if full else 0, 2):
-        positions = which == 0
-        _grouped_force_derivative(sys, q, v, t, rel, floor, positions, w.z, w.qp, w.vp, w.force, w.torque, w.g,
-                                  w.gp, w.K if positions else w.Ct)
+    if not full and analytic_tangent_available(sys, opts, w):
+        force_tangent(sys, q, v, t, w.force, w.torque, w.tangent, w.Kg, w.Cg)
+        _scatter_groups(sys.force_groups, w.Kg, w.K)
+        _scatter_groups(sys.force_groups, w.Cg, w.Ct)
+    else:
+        for which in range(1 if full else 0, 2):
+            positions = which == 0
+            _grouped_force_derivative(sys, q, v, t, rel, floor, positions, w.z, w.qp, w.vp, w.force, w.torque,
+                                      w.g, w.gp, w.K if positions else w.Ct)
     texp = opts.texp
     if texp:
         _tangent_matrix(sys, dqn, w.T)
@@ -231,8 +261,11 @@ def band_iteration_matrix(sys, q, dqn, v, t, bp, gp, scale, opts, w):
     rel = opts.fd_relative_step
     floor = opts.fd_step_floor
     texp = opts.texp
-    _grouped_force_blocks(sys, q, v, t, rel, floor, True, w.z, w.qp, w.vp, w.force, w.torque, w.g, w.gp, w.Kg)
-    _grouped_force_blocks(sys, q, v, t, rel, floor, False, w.z, w.qp, w.vp, w.force, w.torque, w.g, w.gp, w.Cg)
+    if analytic_tangent_available(sys, opts, w):
+        force_tangent(sys, q, v, t, w.force, w.torque, w.tangent, w.Kg, w.Cg)
+    else:
+        _grouped_force_blocks(sys, q, v, t, rel, floor, True, w.z, w.qp, w.vp, w.force, w.torque, w.g, w.gp, w.Kg)
+        _grouped_force_blocks(sys, q, v, t, rel, floor, False, w.z, w.qp, w.vp, w.force, w.torque, w.g, w.gp, w.Cg)
     if texp:
         _tangent_blocks(sys, dqn, w.Tb)
     band_clear(w.bm)

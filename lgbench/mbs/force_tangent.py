@@ -1,0 +1,559 @@
+"""Analytic tangent stiffness K_t = -dg/dz (along UAC(q, z)) and damping C_t = -dg/dv of the generalized forces.
+
+g(q, v, t) is ``generalized_forces_inline``: the applied loads plus the gyroscopic terms. Paper 000 eq. (42)
+obtains K_t and C_t by finite differences of g (``iteration_matrix._grouped_force_derivative``); here
+they are differentiated by hand, element by element, as the paper's own code does with its "direct"
+Jacobians. Minimal-coordinate chains (RNEA) are left to finite differences.
+
+The chain rule runs through the physical variables of each body: position x (global), rotation R with
+the body-frame increment dR = R dPi~, velocity u = x' (global) and angular velocity omega (body frame).
+Their derivatives with respect to the body's own coordinates are its *kinematic sensitivities*
+(``_kinematics``): [dx; dPi] = P dz and [du; domega] = Vz dz + Vv dv, with
+- RV: dPi = dz (UAC composes R exp(dz~), paper 000 eq. 30); SE3: dx = R dz_U, dPi = dz_Omega, u = R U
+  (paper 002 eqs. 3, 11b);
+- Rxyz: dPi = G(theta) dz, omega = G(theta) theta' (paper 000 eq. 13);
+- EP: R = R(e/|e|), dPi = 2 L(e) dz / |e|^2, omega = 2 L(e) e', so domega/de = -2 L(e').
+A force element supplies the derivatives of the wrench it puts on a body (global force f at the
+reference point, body-frame torque tau) with respect to [x, Pi] and [u, omega] of the bodies it
+connects (6 x 6 blocks Lp, Lv); the body's load map E = [[I or R^T (SE3), 0], [0, W^T]] takes the
+wrench into g (g = [f; W^T (tau - omega x J omega - J W' w)], ``residual.rotational_forces``).
+What g depends on with the wrench held fixed (W^T(q), the gyroscopic term, Rxyz's J W' w, SE3's
+R^T f - m omega x U) is each body's own term (``_add_body_terms``).
+
+Results go to group blocks out[grp, m, j] = entry (groups[grp, m], groups[grp, j]) of the matrix, the
+layout of ``iteration_matrix._grouped_force_blocks``; ``slot[k] = (grp, member)`` of velocity index k.
+"""
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from lgbench.mbs.banded import BODY_BLOCK
+from lgbench.mbs.codes import (
+    BODY_TORQUE, EP, EP_NORM_RATE_TORQUE, FREE, F_BODY, F_OTHER, F_TYPE, GLOBAL_TORQUE, GRAVITY,
+    GRAVITY_ACCELERATION, JOINT_PD, MANUFACTURED_LOAD, PD_AXIS, PD_KD, PD_KP, PD_REFERENCE1, PD_REFERENCE2,
+    POINT_SPRING_DAMPER, RAMP_BODY_TORQUE, RV, RXYZ, SE3, SPRING_BODY_POINT, SPRING_DAMPING, SPRING_GROUND_POINT,
+    SPRING_STIFFNESS, TORQUE,
+)
+from lgbench.mbs.constraints import _body_rotation, _cross3, _dot3, _rotate, _rotate_back, rate_map_entries
+from lgbench.mbs.loads import inertia_apply, joint_pd_torque
+from lgbench.mbs.manufactured import manufactured_load
+from lgbench.mbs.pose import body_angular_velocity, rotation_start
+from lgbench.mbs.system import B_COM, B_FORM, B_INERTIA, B_KIND, B_MASS, B_NV, B_QSTART, B_VSTART, GROUND
+
+WRENCH = 6              # [f (global); tau (body frame)], or [x; Pi], or [u; omega]
+POSITION, VELOCITY_OF_Z, VELOCITY_OF_V = range(3)   # the kinematic sensitivities P, Vz, Vv
+
+
+class TangentWorkspace(NamedTuple):
+    """Scratch arrays of ``force_tangent``; ``slot[k]`` = (group, member) of velocity index k."""
+
+    slot: np.ndarray        # (nv, 2) int64
+    rotation: np.ndarray    # (n_bodies, 9) R per body, row-major
+    kinematics: np.ndarray  # (n_bodies, 3, WRENCH, BODY_BLOCK): P, Vz, Vv per body
+    load_map: np.ndarray    # (n_bodies, BODY_BLOCK, WRENCH): E per body
+    Lp: np.ndarray          # (WRENCH, WRENCH) wrench of one body by [x, Pi] of another
+    Lv: np.ndarray          # (WRENCH, WRENCH) ... by [u, omega]
+    Wz: np.ndarray          # (WRENCH, BODY_BLOCK) wrench by the other body's z
+    Wv: np.ndarray          # (WRENCH, BODY_BLOCK) ... by its v
+
+
+def tangent_workspace(system) -> TangentWorkspace:
+    """Scratch arrays for ``force_tangent`` on ``system`` (its force groups give the slots)."""
+    nv = int(system.sizes[1])
+    n_bodies = system.body_int.shape[0]
+    slot = -np.ones((nv, 2), dtype=np.int64)
+    for grp, members in enumerate(system.force_groups):
+        for m, k in enumerate(members):
+            if k >= 0:
+                slot[k] = grp, m
+    return TangentWorkspace(slot, np.zeros((n_bodies, 9)), np.zeros((n_bodies, 3, WRENCH, BODY_BLOCK)),
+                            np.zeros((n_bodies, BODY_BLOCK, WRENCH)), np.zeros((WRENCH, WRENCH)),
+                            np.zeros((WRENCH, WRENCH)), np.zeros((WRENCH, BODY_BLOCK)),
+                            np.zeros((WRENCH, BODY_BLOCK)))
+
+
+def empty_tangent_workspace() -> TangentWorkspace:
+    """A workspace with no slots: ``force_tangent`` is not available (finite differences are used)."""
+    return TangentWorkspace(np.zeros((0, 2), dtype=np.int64), np.zeros((0, 9)), np.zeros((0, 3, WRENCH, BODY_BLOCK)),
+                            np.zeros((0, BODY_BLOCK, WRENCH)), np.zeros((WRENCH, WRENCH)),
+                            np.zeros((WRENCH, WRENCH)), np.zeros((WRENCH, BODY_BLOCK)),
+                            np.zeros((WRENCH, BODY_BLOCK)))
+
+
+@njit(cache=True)
+def _add_skew(A, r0, c0, a, scale):
+    """A[r0:r0+3, c0:c0+3] += scale * a~ (a~ x = a x x)."""
+    A[r0, c0 + 1] -= scale * a[2]
+    A[r0, c0 + 2] += scale * a[1]
+    A[r0 + 1, c0] += scale * a[2]
+    A[r0 + 1, c0 + 2] -= scale * a[0]
+    A[r0 + 2, c0] -= scale * a[1]
+    A[r0 + 2, c0 + 1] += scale * a[0]
+
+
+@njit(cache=True)
+def _add_matrix3(A, r0, c0, R, transpose, scale):
+    """A[r0:r0+3, c0:c0+3] += scale * R (or R^T) for a row-major 9-tuple R."""
+    for r in range(3):
+        for c in range(3):
+            A[r0 + r, c0 + c] += scale * (R[3 * c + r] if transpose else R[3 * r + c])
+
+
+@njit(cache=True)
+def _add_outer(A, r0, c0, a, b, scale):
+    """A[r0:r0+3, c0:c0+3] += scale * a b^T."""
+    for r in range(3):
+        for c in range(3):
+            A[r0 + r, c0 + c] += scale * a[r] * b[c]
+
+
+@njit(cache=True)
+def _kinematics(body_int, i, form, q, v, R, P, Vz, Vv, E):
+    """Body i's kinematic sensitivities P, Vz, Vv (module note) and its load map E, over its own velocity
+    coordinates (translation first for free bodies)."""
+    P[:, :] = 0.0
+    Vz[:, :] = 0.0
+    Vv[:, :] = 0.0
+    E[:, :] = 0.0
+    qr, vr = rotation_start(body_int, i)
+    rl = 0
+    if body_int[i, B_KIND] == FREE:
+        rl = 3
+        if form == SE3:
+            _add_matrix3(P, 0, 0, R, False, 1.0)
+            _add_matrix3(Vv, 0, 0, R, False, 1.0)
+            _add_matrix3(E, 0, 0, R, True, 1.0)
+            # u = R U: du = R dU + R (dPi x U), column c of the second term R (e_c x U)
+            vs = body_int[i, B_VSTART]
+            U = (v[vs], v[vs + 1], v[vs + 2])
+            for c in range(3):
+                w = _rotate(R, _cross3((1.0 if c == 0 else 0.0, 1.0 if c == 1 else 0.0, 1.0 if c == 2 else 0.0), U))
+                Vz[0, rl + c], Vz[1, rl + c], Vz[2, rl + c] = w[0], w[1], w[2]
+        else:
+            for a in range(3):
+                P[a, a] = 1.0
+                Vv[a, a] = 1.0
+                E[a, a] = 1.0
+    if form == RV or form == SE3:
+        for a in range(3):
+            P[3 + a, rl + a] = 1.0
+            Vv[3 + a, rl + a] = 1.0
+            E[rl + a, 3 + a] = 1.0
+        return
+    W = rate_map_entries(form, q, qr)
+    n = 4 if form == EP else 3
+    scale = 1.0
+    if form == EP:
+        scale = 1.0 / (q[qr] * q[qr] + q[qr + 1] * q[qr + 1] + q[qr + 2] * q[qr + 2] + q[qr + 3] * q[qr + 3])
+        Wd = rate_map_entries(EP, v, vr)     # omega = W(e) e' = -W(e') e
+        for a in range(3):
+            for c in range(4):
+                Vz[3 + a, rl + c] = -Wd[4 * a + c]
+    else:   # Rxyz: d(G(theta) theta')/dtheta
+        s1, c1 = np.sin(q[qr + 1]), np.cos(q[qr + 1])
+        s2, c2 = np.sin(q[qr + 2]), np.cos(q[qr + 2])
+        d0, d1 = v[vr], v[vr + 1]
+        Vz[3, rl + 1], Vz[4, rl + 1], Vz[5, rl + 1] = -s1 * c2 * d0, s1 * s2 * d0, c1 * d0
+        Vz[3, rl + 2], Vz[4, rl + 2] = -c1 * s2 * d0 + c2 * d1, -c1 * c2 * d0 - s2 * d1
+    for a in range(3):
+        for c in range(n):
+            P[3 + a, rl + c] = scale * W[4 * a + c]
+            Vv[3 + a, rl + c] = W[4 * a + c]
+            E[rl + c, 3 + a] = W[4 * a + c]
+
+
+@njit(cache=True)
+def _unit(c):
+    return 1.0 if c == 0 else 0.0, 1.0 if c == 1 else 0.0, 1.0 if c == 2 else 0.0
+
+
+@njit(cache=True)
+def _rotation_of(rotation, i):
+    """R of body i from ``TangentWorkspace.rotation`` as a row-major 9-tuple."""
+    r = rotation[i]
+    return r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8]
+
+
+@njit(cache=True)
+def _add_coordinate_wrench(body_int, slot, i, j, E, Wz, Wv, Kg, Cg):
+    """K_t(i, j) -= E_i Wz and C_t(i, j) -= E_i Wv: a wrench on body i that changes with the coordinates of
+    body j by Wz (along z) and Wv (along v)."""
+    vi, ni = body_int[i, B_VSTART], body_int[i, B_NV]
+    vj, nj = body_int[j, B_VSTART], body_int[j, B_NV]
+    for r in range(ni):
+        grp, m = slot[vi + r, 0], slot[vi + r, 1]
+        for c in range(nj):
+            col = slot[vj + c, 1]
+            kz = 0.0
+            kv = 0.0
+            for a in range(WRENCH):
+                kz += E[r, a] * Wz[a, c]
+                kv += E[r, a] * Wv[a, c]
+            Kg[grp, m, col] -= kz
+            Cg[grp, m, col] -= kv
+
+
+@njit(cache=True)
+def _add_wrench(body_int, slot, i, j, kinematics, E, Lp, Lv, Wz, Wv, Kg, Cg):
+    """The wrench on body i changes with [x, Pi] of body j by Lp and with [u, omega] by Lv: through body j's
+    kinematic sensitivities into K_t(i, j) and C_t(i, j)."""
+    P = kinematics[j, POSITION]
+    Vz = kinematics[j, VELOCITY_OF_Z]
+    Vv = kinematics[j, VELOCITY_OF_V]
+    for a in range(WRENCH):
+        for c in range(body_int[j, B_NV]):
+            sz = 0.0
+            sv = 0.0
+            for b in range(WRENCH):
+                sz += Lp[a, b] * P[b, c] + Lv[a, b] * Vz[b, c]
+                sv += Lv[a, b] * Vv[b, c]
+            Wz[a, c] = sz
+            Wv[a, c] = sv
+    _add_coordinate_wrench(body_int, slot, i, j, E, Wz, Wv, Kg, Cg)
+
+
+@njit(cache=True)
+def _skew_entry(a, r, c):
+    """(a~)[r, c]."""
+    if r == c:
+        return 0.0
+    if r == 0:
+        return -a[2] if c == 1 else a[1]
+    if r == 1:
+        return a[2] if c == 0 else -a[0]
+    return -a[1] if c == 0 else a[0]
+
+
+@njit(cache=True)
+def _rate_map_rate_derivatives(q, qr, v, vr, dz, dv):
+    """d(G'(theta, theta') theta')/dtheta into dz[0:3, 0:3] and .../dtheta' into dv[0:3, 0:3] (Rxyz; the
+    derivatives of ``tait_bryan.body_rate_dot_apply_rxyz``)."""
+    s1, c1 = np.sin(q[qr + 1]), np.cos(q[qr + 1])
+    s2, c2 = np.sin(q[qr + 2]), np.cos(q[qr + 2])
+    d0, d1, d2 = v[vr], v[vr + 1], v[vr + 2]
+    for r in range(3):
+        dz[r, 0] = 0.0
+    dz[0, 1] = (-c1 * c2 * d1 + s1 * s2 * d2) * d0
+    dz[1, 1] = (c1 * s2 * d1 + s1 * c2 * d2) * d0
+    dz[2, 1] = -s1 * d1 * d0
+    dz[0, 2] = (s1 * s2 * d1 - c1 * c2 * d2) * d0 - s2 * d2 * d1
+    dz[1, 2] = (s1 * c2 * d1 + c1 * s2 * d2) * d0 - c2 * d2 * d1
+    dz[2, 2] = 0.0
+    dv[0, 0] = -s1 * c2 * d1 - c1 * s2 * d2
+    dv[1, 0] = s1 * s2 * d1 - c1 * c2 * d2
+    dv[2, 0] = c1 * d1
+    dv[0, 1] = -s1 * c2 * d0 + c2 * d2
+    dv[1, 1] = s1 * s2 * d0 - s2 * d2
+    dv[2, 1] = c1 * d0
+    dv[0, 2] = -c1 * s2 * d0 + c2 * d1
+    dv[1, 2] = -c1 * c2 * d0 - s2 * d1
+    dv[2, 2] = 0.0
+
+
+@njit(cache=True)
+def _rate_map_transpose_derivative(form, q, qr, m, r, c):
+    """d(W(rho)^T m)_r / d rho_c for a fixed moment m (Rxyz: G(theta); EP: W = 2 L(e), linear in e)."""
+    if form == RXYZ:
+        s1, c1 = np.sin(q[qr + 1]), np.cos(q[qr + 1])
+        s2, c2 = np.sin(q[qr + 2]), np.cos(q[qr + 2])
+        if r == 0 and c == 1:
+            return -s1 * c2 * m[0] + s1 * s2 * m[1] + c1 * m[2]
+        if r == 0 and c == 2:
+            return -c1 * s2 * m[0] - c1 * c2 * m[1]
+        if r == 1 and c == 2:
+            return c2 * m[0] - s2 * m[1]
+        return 0.0
+    # EP: W^T m = 2 (-e1 m0 - e2 m1 - e3 m2, e0 m0 - e3 m1 + e2 m2, e3 m0 + e0 m1 - e1 m2, -e2 m0 + e1 m1 + e0 m2)
+    if r == 0:
+        return 0.0 if c == 0 else -2.0 * m[c - 1]
+    if r == 1:
+        return (2.0 * m[0], 0.0, 2.0 * m[2], -2.0 * m[1])[c]
+    if r == 2:
+        return (2.0 * m[1], -2.0 * m[2], 0.0, 2.0 * m[0])[c]
+    return (2.0 * m[2], 2.0 * m[1], -2.0 * m[0], 0.0)[c]
+
+
+@njit(cache=True)
+def _add_body_terms(body_int, body_real, slot, i, form, q, v, R, kinematics, E, force, torque, tw, Kg, Cg):
+    """The terms of g_i that change with body i's own coordinates with its wrench held fixed: W^T(rho) on the
+    moment, the gyroscopic term omega x J omega, Rxyz's J W' w and, for SE3 nodes, R^T f - m omega x U."""
+    qr, vr = rotation_start(body_int, i)
+    rl = 3 if body_int[i, B_KIND] == FREE else 0
+    n = 4 if form == EP else 3
+    ni = body_int[i, B_NV]
+    vi = body_int[i, B_VSTART]
+    Vz = kinematics[i, VELOCITY_OF_Z]
+    Vv = kinematics[i, VELOCITY_OF_V]
+    J = B_INERTIA
+    o = body_angular_velocity(form, q, qr, v, vr)
+    h = inertia_apply(body_real, i, o)
+    oxh = _cross3(o, h)
+    m = (torque[i, 0] - oxh[0], torque[i, 1] - oxh[1], torque[i, 2] - oxh[2])
+    dmz = tw.Wz     # rows 0:3: dm/dz, dm/dv with the wrench fixed
+    dmv = tw.Wv
+    daz = tw.Lp     # Rxyz: d(W' w)/dz, d(W' w)/dv in [0:3, 0:3]
+    dav = tw.Lv
+    rxyz = form == RXYZ
+    if rxyz:
+        _rate_map_rate_derivatives(q, qr, v, vr, daz, dav)
+        s1, c1 = np.sin(q[qr + 1]), np.cos(q[qr + 1])
+        s2, c2 = np.sin(q[qr + 2]), np.cos(q[qr + 2])
+        d0, d1, d2 = v[vr], v[vr + 1], v[vr + 2]
+        a0 = (-s1 * c2 * d1 - c1 * s2 * d2) * d0 + (c2 * d2) * d1
+        a1 = (s1 * s2 * d1 - c1 * c2 * d2) * d0 + (-s2 * d2) * d1
+        a2 = (c1 * d1) * d0
+        ja = inertia_apply(body_real, i, (a0, a1, a2))
+        m = (m[0] - ja[0], m[1] - ja[1], m[2] - ja[2])
+    # dm = -(o~ J - h~) domega - J d(W' w)
+    for a in range(3):
+        for c in range(ni):
+            sz = 0.0
+            sv = 0.0
+            for b in range(3):
+                d = -_skew_entry(h, a, b)
+                for k in range(3):
+                    d += _skew_entry(o, a, k) * body_real[i, J + 3 * k + b]
+                sz -= d * Vz[3 + b, c]
+                sv -= d * Vv[3 + b, c]
+            if rxyz and c >= rl:
+                for b in range(3):
+                    sz -= body_real[i, J + 3 * a + b] * daz[b, c - rl]
+                    sv -= body_real[i, J + 3 * a + b] * dav[b, c - rl]
+            dmz[a, c] = sz
+            dmv[a, c] = sv
+    identity = form == RV or form == SE3
+    for r in range(n):
+        grp, row = slot[vi + rl + r, 0], slot[vi + rl + r, 1]
+        for c in range(ni):
+            col = slot[vi + c, 1]
+            kz = 0.0
+            kv = 0.0
+            for a in range(3):
+                kz += E[rl + r, 3 + a] * dmz[a, c]
+                kv += E[rl + r, 3 + a] * dmv[a, c]
+            if not identity and c >= rl:
+                kz += _rate_map_transpose_derivative(form, q, qr, m, r, c - rl)
+            Kg[grp, row, col] -= kz
+            Cg[grp, row, col] -= kv
+    if form == SE3 and rl == 3:
+        mass = body_real[i, B_MASS]
+        RTf = _rotate_back(R, (force[i, 0], force[i, 1], force[i, 2]))
+        U = (v[vi], v[vi + 1], v[vi + 2])
+        for r in range(3):
+            grp, row = slot[vi + r, 0], slot[vi + r, 1]
+            for c in range(3):
+                Kg[grp, row, slot[vi + 3 + c, 1]] -= _skew_entry(RTf, r, c)
+                Cg[grp, row, slot[vi + 3 + c, 1]] -= mass * _skew_entry(U, r, c)
+                Cg[grp, row, slot[vi + c, 1]] += mass * _skew_entry(o, r, c)
+
+
+@njit(cache=True)
+def _gravity(body_real, i, g, R, Lp):
+    """Gravity torque c x R^T (m g) about the reference point: d tau/dPi = c~ (R^T m g)~ = b c^T - (c.b) I."""
+    mass = body_real[i, B_MASS]
+    b = _rotate_back(R, (mass * g[0], mass * g[1], mass * g[2]))
+    c = (body_real[i, B_COM], body_real[i, B_COM + 1], body_real[i, B_COM + 2])
+    cb = _dot3(c, b)
+    for r in range(3):
+        for s in range(3):
+            Lp[3 + r, 3 + s] = b[r] * c[s] - (cb if r == s else 0.0)
+
+
+@njit(cache=True)
+def _point_spring_damper(body_int, force_real, k, i, form, q, v, R, Lp, Lv):
+    """f = -K (x + R b - g) - D (u + R (omega x b)) at the body point b; tau = b x R^T f (``loads``)."""
+    qr, vr = rotation_start(body_int, i)
+    b = (force_real[k, SPRING_BODY_POINT], force_real[k, SPRING_BODY_POINT + 1], force_real[k, SPRING_BODY_POINT + 2])
+    o = body_angular_velocity(form, q, qr, v, vr)
+    wb = _cross3(o, b)
+    Rb = _rotate(R, b)
+    Rwb = _rotate(R, wb)
+    x = (0.0, 0.0, 0.0)
+    u = (0.0, 0.0, 0.0)
+    free = body_int[i, B_KIND] == FREE
+    if free:
+        s, vs = body_int[i, B_QSTART], body_int[i, B_VSTART]
+        x = (q[s], q[s + 1], q[s + 2])
+        u = (v[vs], v[vs + 1], v[vs + 2])
+        if form == SE3:
+            u = _rotate(R, u)
+    K, D, g = SPRING_STIFFNESS, SPRING_DAMPING, SPRING_GROUND_POINT
+    f = (-force_real[k, K] * (x[0] + Rb[0] - force_real[k, g]) - force_real[k, D] * (u[0] + Rwb[0]),
+         -force_real[k, K + 1] * (x[1] + Rb[1] - force_real[k, g + 1]) - force_real[k, D + 1] * (u[1] + Rwb[1]),
+         -force_real[k, K + 2] * (x[2] + Rb[2] - force_real[k, g + 2]) - force_real[k, D + 2] * (u[2] + Rwb[2]))
+    for c in range(3):
+        # d(R a)/dPi column c = R (e_c x a)
+        Rb_c = _rotate(R, _cross3(_unit(c), b))
+        Rwb_c = _rotate(R, _cross3(_unit(c), wb))
+        for r in range(3):
+            Lp[r, 3 + c] = -force_real[k, K + r] * Rb_c[r] - force_real[k, D + r] * Rwb_c[r]
+            Lv[r, 3 + c] = -force_real[k, D + r] * Rb_c[r]   # d(omega x b)/domega column c = e_c x b
+        if free:
+            Lp[c, c] = -force_real[k, K + c]
+            Lv[c, c] = -force_real[k, D + c]
+    # tau = b x R^T f: d tau = b~ ((R^T f)~ dPi + R^T df)
+    RTf = _rotate_back(R, f)
+    for c in range(WRENCH):
+        col = _rotate_back(R, (Lp[0, c], Lp[1, c], Lp[2, c]))
+        if c >= 3:
+            e = _cross3(RTf, _unit(c - 3))
+            col = (col[0] + e[0], col[1] + e[1], col[2] + e[2])
+        t = _cross3(b, col)
+        Lp[3, c], Lp[4, c], Lp[5, c] = t[0], t[1], t[2]
+        colv = _rotate_back(R, (Lv[0, c], Lv[1, c], Lv[2, c]))
+        tv = _cross3(b, colv)
+        Lv[3, c], Lv[4, c], Lv[5, c] = tv[0], tv[1], tv[2]
+
+
+@njit(cache=True)
+def _joint_pd(sys, k, q, v, t, rotation, kinematics, E, slot, tw, Kg, Cg):
+    """JOINT_PD between body 2 (``F_BODY``) and body 1 (``F_OTHER`` or ground): body 2 gets R2^T (tau a1),
+    body 1 -tau a (a1 = R1 a the global axis), tau = Kp (phi_d - phi) + Kd (phi_d' - phi') with
+    phi = atan2(a1 . (e1 x e2), e1 . e2) and phi' = a1 . (omega2 - omega1) (global; ``loads.joint_angle``).
+    With dtheta = R dPi the global rotation increments: dphi/dtheta2 = (c e2 x (a1 x e1) + s e1 x e2) / (s^2 + c^2),
+    dphi/dtheta1 = (c (a1 x (e1 x e2) + e1 x (e2 x a1)) - s e1 x e2) / (s^2 + c^2), dphi'/dtheta2 = omega2 x a1,
+    dphi'/dtheta1 = a1 x omega2, dphi'/domega2 = R2^T a1, dphi'/domega1 = -a."""
+    body_int = sys.body_int
+    p = sys.force_real[k]
+    i = sys.force_int[k, F_BODY]
+    other = sys.force_int[k, F_OTHER]
+    kp, kd = p[PD_KP], p[PD_KD]
+    tau, axis = joint_pd_torque(sys, k, q, v, t)
+    a = (p[PD_AXIS], p[PD_AXIS + 1], p[PD_AXIS + 2])
+    R2 = _rotation_of(rotation, i)
+    e2 = _rotate(R2, (p[PD_REFERENCE2], p[PD_REFERENCE2 + 1], p[PD_REFERENCE2 + 2]))
+    qr2, vr2 = rotation_start(body_int, i)
+    w2 = _rotate(R2, body_angular_velocity(body_int[i, B_FORM], q, qr2, v, vr2))
+    e1 = (p[PD_REFERENCE1], p[PD_REFERENCE1 + 1], p[PD_REFERENCE1 + 2])
+    R1 = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
+    if other != GROUND:
+        R1 = _rotation_of(rotation, other)
+        e1 = _rotate(R1, e1)
+    w12 = _cross3(e1, e2)
+    s = _dot3(axis, w12)
+    c = _dot3(e1, e2)
+    den = s * s + c * c
+    x2 = _cross3(e2, _cross3(axis, e1))
+    n2 = _rotate_back(R2, axis)
+    # d tau / dPi2, d tau / domega2 (row vectors, body-2 frame)
+    w2xa = _cross3(w2, axis)
+    t2 = _rotate_back(R2, (-(kp * (c * x2[0] + s * w12[0]) / den + kd * w2xa[0]),
+                           -(kp * (c * x2[1] + s * w12[1]) / den + kd * w2xa[1]),
+                           -(kp * (c * x2[2] + s * w12[2]) / den + kd * w2xa[2])))
+    u2 = (-kd * n2[0], -kd * n2[1], -kd * n2[2])
+    Lp, Lv = tw.Lp, tw.Lv
+    Lp[:, :] = 0.0
+    Lv[:, :] = 0.0
+    _add_skew(Lp, 3, 3, (tau * n2[0], tau * n2[1], tau * n2[2]), 1.0)
+    _add_outer(Lp, 3, 3, n2, t2, 1.0)
+    _add_outer(Lv, 3, 3, n2, u2, 1.0)
+    _add_wrench(body_int, slot, i, i, kinematics, E[i], Lp, Lv, tw.Wz, tw.Wv, Kg, Cg)
+    if other == GROUND:
+        return
+    y1 = _cross3(axis, w12)
+    y2 = _cross3(e1, _cross3(e2, axis))
+    axw2 = _cross3(axis, w2)
+    t1 = _rotate_back(R1, (-(kp * (c * (y1[0] + y2[0]) - s * w12[0]) / den + kd * axw2[0]),
+                           -(kp * (c * (y1[1] + y2[1]) - s * w12[1]) / den + kd * axw2[1]),
+                           -(kp * (c * (y1[2] + y2[2]) - s * w12[2]) / den + kd * axw2[2])))
+    u1 = (kd * a[0], kd * a[1], kd * a[2])
+    # body 2 by body 1: n2 dtau + tau R2^T d(R1 a), d(R1 a)/dPi1 column c = R1 (e_c x a)
+    Lp[:, :] = 0.0
+    Lv[:, :] = 0.0
+    _add_outer(Lp, 3, 3, n2, t1, 1.0)
+    _add_outer(Lv, 3, 3, n2, u1, 1.0)
+    for col in range(3):
+        d = _rotate_back(R2, _rotate(R1, _cross3(_unit(col), a)))
+        for r in range(3):
+            Lp[3 + r, 3 + col] += tau * d[r]
+    _add_wrench(body_int, slot, i, other, kinematics, E[i], Lp, Lv, tw.Wz, tw.Wv, Kg, Cg)
+    # body 1: -tau a
+    for source in range(2):
+        Lp[:, :] = 0.0
+        Lv[:, :] = 0.0
+        _add_outer(Lp, 3, 3, a, t1 if source == 0 else t2, -1.0)
+        _add_outer(Lv, 3, 3, a, u1 if source == 0 else u2, -1.0)
+        _add_wrench(body_int, slot, other, other if source == 0 else i, kinematics, E[other], Lp, Lv, tw.Wz, tw.Wv,
+                    Kg, Cg)
+
+
+@njit(cache=True)
+def _ep_norm_rate(body_int, body_real, slot, i, q, v, kinematics, E, tw, Kg, Cg):
+    """tau = -2 (e . e') J omega (EP_NORM_RATE_TORQUE): a function of e and e' directly."""
+    qr, vr = rotation_start(body_int, i)
+    rl = 3 if body_int[i, B_KIND] == FREE else 0
+    rate = q[qr] * v[vr] + q[qr + 1] * v[vr + 1] + q[qr + 2] * v[vr + 2] + q[qr + 3] * v[vr + 3]
+    h = inertia_apply(body_real, i, body_angular_velocity(EP, q, qr, v, vr))
+    Wz, Wv = tw.Wz, tw.Wv
+    Wz[:, :] = 0.0
+    Wv[:, :] = 0.0
+    Vz = kinematics[i, VELOCITY_OF_Z]
+    Vv = kinematics[i, VELOCITY_OF_V]
+    J = B_INERTIA
+    for c in range(4):
+        for r in range(3):
+            jz = 0.0
+            jv = 0.0
+            for b in range(3):
+                jz += body_real[i, J + 3 * r + b] * Vz[3 + b, rl + c]
+                jv += body_real[i, J + 3 * r + b] * Vv[3 + b, rl + c]
+            Wz[3 + r, rl + c] = -2.0 * (v[vr + c] * h[r] + rate * jz)
+            Wv[3 + r, rl + c] = -2.0 * (q[qr + c] * h[r] + rate * jv)
+    _add_coordinate_wrench(body_int, slot, i, i, E, Wz, Wv, Kg, Cg)
+
+
+@njit(cache=True)
+def force_tangent(sys, q, v, t, force, torque, tw, Kg, Cg):
+    """Group blocks Kg of K_t = -dg/dz (along UAC) and Cg of C_t = -dg/dv at (q, v, t), analytic (module
+    note); force and torque must hold the applied loads at (q, v, t) (as after the residual evaluation
+    the Newton loops make at the iterate). Bodies in absolute coordinates only."""
+    Kg[:, :, :] = 0.0
+    Cg[:, :, :] = 0.0
+    body_int = sys.body_int
+    body_real = sys.body_real
+    rotation = tw.rotation
+    kinematics = tw.kinematics
+    E = tw.load_map
+    slot = tw.slot
+    for i in range(body_int.shape[0]):
+        form = body_int[i, B_FORM]
+        qr, _ = rotation_start(body_int, i)
+        R = _body_rotation(body_int, i, q)
+        for r in range(9):
+            rotation[i, r] = R[r]
+        _kinematics(body_int, i, form, q, v, R, kinematics[i, POSITION], kinematics[i, VELOCITY_OF_Z],
+                    kinematics[i, VELOCITY_OF_V], E[i])
+        _add_body_terms(body_int, body_real, slot, i, form, q, v, R, kinematics, E[i], force, torque, tw, Kg, Cg)
+    force_int = sys.force_int
+    force_real = sys.force_real
+    Lp, Lv = tw.Lp, tw.Lv
+    for k in range(force_int.shape[0]):
+        ftype = force_int[k, F_TYPE]
+        i = force_int[k, F_BODY]
+        form = body_int[i, B_FORM]
+        if ftype == BODY_TORQUE or ftype == RAMP_BODY_TORQUE:
+            continue
+        if ftype == JOINT_PD:
+            _joint_pd(sys, k, q, v, t, rotation, kinematics, E, slot, tw, Kg, Cg)
+            continue
+        if ftype == EP_NORM_RATE_TORQUE:
+            if form == EP:
+                _ep_norm_rate(body_int, body_real, slot, i, q, v, kinematics, E[i], tw, Kg, Cg)
+            continue
+        R = _rotation_of(rotation, i)
+        Lp[:, :] = 0.0
+        Lv[:, :] = 0.0
+        if ftype == GRAVITY:
+            ga = GRAVITY_ACCELERATION
+            _gravity(body_real, i, (force_real[k, ga], force_real[k, ga + 1], force_real[k, ga + 2]), R, Lp)
+        elif ftype == GLOBAL_TORQUE:
+            _add_skew(Lp, 3, 3, _rotate_back(R, (force_real[k, TORQUE], force_real[k, TORQUE + 1],
+                                                 force_real[k, TORQUE + 2])), 1.0)
+        elif ftype == POINT_SPRING_DAMPER:
+            _point_spring_damper(body_int, force_real, k, i, form, q, v, R, Lp, Lv)
+        elif ftype == MANUFACTURED_LOAD:
+            _, couple = manufactured_load(body_real[i, B_MASS],
+                                          body_real[i, B_INERTIA:B_INERTIA + 9].reshape(3, 3), force_real[k], t)
+            _add_skew(Lp, 3, 3, _rotate_back(R, (couple[0], couple[1], couple[2])), 1.0)
+        _add_wrench(body_int, slot, i, i, kinematics, E[i], Lp, Lv, tw.Wz, tw.Wv, Kg, Cg)

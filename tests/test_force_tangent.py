@@ -1,0 +1,114 @@
+"""The analytic tangent stiffness and damping of the forces (``lgbench/mbs/force_tangent.py``) equal the
+derivatives of g(q, v, t) along UAC and v (paper 000 eq. 42) on every model and implicit formulation, and
+generalized-alpha and HHT need the same Newton iterations with them as with finite differences."""
+import numpy as np
+import pytest
+
+from lgbench.mbs.coordinate_update import update_coordinates
+from lgbench.mbs.force_tangent import force_tangent, tangent_workspace
+from lgbench.mbs.formulations import IMPLICIT_FORMULATIONS
+from lgbench.mbs.residual import generalized_forces
+from lgbench.models import MODELS
+from lgbench.runner.single_run import RunSpec, run_single
+
+CASES = [(name, formulation) for name, model in MODELS.items() for formulation in model.formulations
+         if formulation in IMPLICIT_FORMULATIONS and formulation != "Min"]
+STEP = {"heavy_top": 1e-4, "heavy_top_constrained": 1e-4, "rotor": 5e-6, "v8_crank": 1e-4}
+
+
+def _random_state(built, seed):
+    """The model's initial state moved along UAC by a random increment, with random velocities: not a
+    consistent state, which the derivatives of g do not need."""
+    system = built.system
+    chance = np.random.default_rng(seed)
+    q = np.empty_like(built.q0)
+    update_coordinates(system, built.q0, 0.3 * chance.standard_normal(built.v0.shape[0]), q)
+    return system, q, built.v0 + chance.standard_normal(built.v0.shape[0])
+
+
+def _central_differences(system, q, v, t, positions, rel=1e-5):
+    """-dg/dz along UAC(q, z) (positions) or -dg/dv, by central differences one coordinate at a time."""
+    nv = v.shape[0]
+    n_bodies = system.body_int.shape[0]
+    force, torque = np.zeros((n_bodies, 3)), np.zeros((n_bodies, 3))
+    out = np.zeros((nv, nv))
+    for k in range(nv):
+        step = rel * max(1.0, abs(v[k]) if not positions else 1.0)
+        g = []
+        for sign in (1.0, -1.0):
+            z = np.zeros(nv)
+            z[k] = sign * step
+            gp = np.zeros(nv)
+            if positions:
+                qp = np.empty_like(q)
+                update_coordinates(system, q, z, qp)
+                generalized_forces(system, qp, v, t, force, torque, gp)
+            else:
+                generalized_forces(system, q, v + z, t, force, torque, gp)
+            g.append(gp)
+        out[:, k] = -(g[0] - g[1]) / (2.0 * step)
+    return out
+
+
+def _analytic(system, q, v, t):
+    """(K_t, C_t) of ``force_tangent`` as dense matrices."""
+    nv = v.shape[0]
+    n_bodies = system.body_int.shape[0]
+    force, torque, g = np.zeros((n_bodies, 3)), np.zeros((n_bodies, 3)), np.zeros(nv)
+    generalized_forces(system, q, v, t, force, torque, g)
+    groups = system.force_groups
+    Kg = np.full((groups.shape[0], groups.shape[1], groups.shape[1]), np.nan)
+    Cg = Kg.copy()
+    force_tangent(system, q, v, t, force, torque, tangent_workspace(system), Kg, Cg)
+    K, C = np.zeros((nv, nv)), np.zeros((nv, nv))
+    for grp, members in enumerate(groups):
+        rows = members[members >= 0]
+        K[np.ix_(rows, rows)] = Kg[grp][: len(rows), : len(rows)]
+        C[np.ix_(rows, rows)] = Cg[grp][: len(rows), : len(rows)]
+    return K, C
+
+
+@pytest.mark.parametrize("name, formulation", CASES, ids=[f"{n}-{f}" for n, f in CASES])
+@pytest.mark.parametrize("seed", [3, 29])
+def test_analytic_tangent_equals_differences_of_the_forces(name, formulation, seed):
+    system, q, v = _random_state(MODELS[name].build(formulation), seed)
+    t = 0.37
+    K, C = _analytic(system, q, v, t)
+    for analytic, positions in ((K, True), (C, False)):
+        expected = _central_differences(system, q, v, t, positions)
+        scale = max(np.abs(expected).max(), 1e-12)
+        assert np.abs(analytic - expected).max() <= 1e-6 * scale, (positions, np.abs(analytic - expected).max(), scale)
+
+
+def _newton(name, formulation, integrator, jacobian, options=()):
+    h = STEP.get(name, 1e-3)
+    run = run_single(RunSpec(name, formulation, integrator, h, 30 * h,
+                             options=(("jacobian", jacobian),) + tuple(options)))
+    assert run.status == "ok", run.message
+    return run
+
+
+def _same_outputs(analytic, differences):
+    """Final outputs equal to within the Newton tolerance (relative 1e-8 of the residual)."""
+    assert analytic.final_outputs.keys() == differences.final_outputs.keys()
+    for key, value in analytic.final_outputs.items():
+        assert value == pytest.approx(differences.final_outputs[key], rel=1e-6, abs=1e-8), key
+
+
+@pytest.mark.parametrize("name, formulation", CASES, ids=[f"{n}-{f}" for n, f in CASES])
+def test_generalized_alpha_newton_counts_unchanged_by_analytic_tangent(name, formulation):
+    analytic = _newton(name, formulation, "generalized-alpha", "analytic")
+    differences = _newton(name, formulation, "generalized-alpha", "finite-difference")
+    assert abs(analytic.statistics["newton_per_step"] - differences.statistics["newton_per_step"]) <= 0.05
+    _same_outputs(analytic, differences)
+
+
+@pytest.mark.parametrize("variant", ["classical", "modified"])
+def test_hht_on_the_v8_newton_counts_unchanged_by_analytic_tangent(variant):
+    """The V8 crank drive with Euler parameters: banded solver, and the EP norm-rate torque (paper 004
+    eq. 9) in the modified variant."""
+    options = (("alpha", -0.3), ("variant", variant))
+    analytic = _newton("v8_crank", "EP", "hht", "analytic", options)
+    differences = _newton("v8_crank", "EP", "hht", "finite-difference", options)
+    assert abs(analytic.statistics["newton_per_step"] - differences.statistics["newton_per_step"]) <= 0.05
+    _same_outputs(analytic, differences)
