@@ -5,8 +5,11 @@ import numpy as np
 import pytest
 
 from lgbench.mbs.coordinate_update import update_coordinates
-from lgbench.mbs.force_tangent import force_tangent, tangent_workspace
-from lgbench.mbs.formulations import IMPLICIT_FORMULATIONS
+from lgbench.mbs.codes import ForceType
+from lgbench.mbs.force_tangent import (
+    ANALYTIC_FORMULATIONS, DIFFERENTIATED, analytic_tangent_applies, force_tangent, tangent_workspace,
+)
+from lgbench.mbs.formulations import FORMULATION_CODES, IMPLICIT_FORMULATIONS
 from lgbench.mbs.residual import generalized_forces
 from lgbench.models import MODELS
 from lgbench.runner.single_run import RunSpec, run_single
@@ -112,3 +115,16 @@ def test_hht_on_the_v8_newton_counts_unchanged_by_analytic_tangent(variant):
     differences = _newton("v8_crank", "EP", "hht", "finite-difference", options)
     assert abs(analytic.statistics["newton_per_step"] - differences.statistics["newton_per_step"]) <= 0.05
     _same_outputs(analytic, differences)
+
+
+def test_every_force_element_and_implicit_node_type_is_differentiated():
+    """A new force element (or node type) must be differentiated in force_tangent.py, or listed here as one
+    that makes a system fall back to finite differences."""
+    assert DIFFERENTIATED == set(map(int, ForceType))
+    assert ANALYTIC_FORMULATIONS == {FORMULATION_CODES[name] for name in IMPLICIT_FORMULATIONS if name != "Min"}
+
+
+def test_minimal_coordinates_fall_back_to_finite_differences():
+    built = MODELS["puma560"].build("Min")
+    assert not analytic_tangent_applies(built.system)
+    assert tangent_workspace(built.system).slot.shape[0] == 0

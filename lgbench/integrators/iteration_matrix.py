@@ -154,10 +154,9 @@ def _grouped_force_blocks(sys, q, v, t, rel, floor, positions, z, qp, vp, force,
 
 @njit(inline="always")
 def analytic_tangent_available(sys, opts, w):
-    """The analytic K_t, C_t of ``force_tangent`` apply: asked for, bodies only (a minimal-coordinate chain's
-    forces are differenced) and a workspace built for this system."""
-    return (opts.analytic_tangent and sys.chain_int.shape[0] == 0
-            and w.tangent.slot.shape[0] == sys.sizes[S_NV] and w.tangent.slot.shape[0] > 0)
+    """The analytic K_t, C_t of ``force_tangent`` apply: asked for, and a workspace built for this system
+    (``force_tangent.tangent_workspace`` leaves it empty where ``analytic_tangent_applies`` is False)."""
+    return opts.analytic_tangent and w.tangent.slot.shape[0] == sys.sizes[S_NV] and w.tangent.slot.shape[0] > 0
 
 
 @njit(cache=True)

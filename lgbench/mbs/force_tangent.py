@@ -43,6 +43,11 @@ from lgbench.mbs.system import B_COM, B_FORM, B_INERTIA, B_KIND, B_MASS, B_NV, B
 
 WRENCH = 6              # [f (global); tau (body frame)], or [x; Pi], or [u; omega]
 POSITION, VELOCITY_OF_Z, VELOCITY_OF_V = range(3)   # the kinematic sensitivities P, Vz, Vv
+DIFFERENTIATED = frozenset({GRAVITY, BODY_TORQUE, GLOBAL_TORQUE, POINT_SPRING_DAMPER, RAMP_BODY_TORQUE, JOINT_PD,
+                            EP_NORM_RATE_TORQUE, MANUFACTURED_LOAD})
+"""The force elements ``force_tangent`` differentiates; a system with any other falls back to finite differences."""
+ANALYTIC_FORMULATIONS = frozenset({RV, SE3, RXYZ, EP})
+"""The node types ``_kinematics`` knows (those of the implicit integrators)."""
 
 
 class TangentWorkspace(NamedTuple):
@@ -52,14 +57,28 @@ class TangentWorkspace(NamedTuple):
     rotation: np.ndarray    # (n_bodies, 9) R per body, row-major
     kinematics: np.ndarray  # (n_bodies, 3, WRENCH, BODY_BLOCK): P, Vz, Vv per body
     load_map: np.ndarray    # (n_bodies, BODY_BLOCK, WRENCH): E per body
+    gyro: np.ndarray        # (3, 3) omega~ J - (J omega)~ of one body
+    rate: np.ndarray        # (2, 3, 3) Rxyz: d(G' theta')/dtheta, d(G' theta')/dtheta'
+    transposed: np.ndarray  # (4, 4) d(W^T m)/drho (Rxyz, EP)
     Lp: np.ndarray          # (WRENCH, WRENCH) wrench of one body by [x, Pi] of another
     Lv: np.ndarray          # (WRENCH, WRENCH) ... by [u, omega]
     Wz: np.ndarray          # (WRENCH, BODY_BLOCK) wrench by the other body's z
     Wv: np.ndarray          # (WRENCH, BODY_BLOCK) ... by its v
 
 
+def analytic_tangent_applies(system) -> bool:
+    """True if ``force_tangent`` covers ``system``: bodies only (no minimal-coordinate chain), of the node types
+    in ``ANALYTIC_FORMULATIONS``, loaded by the elements in ``DIFFERENTIATED``."""
+    return (system.chain_int.shape[0] == 0 and system.body_int.shape[0] > 0
+            and all(int(f) in ANALYTIC_FORMULATIONS for f in system.body_int[:, B_FORM])
+            and all(int(f) in DIFFERENTIATED for f in system.force_int[:, F_TYPE]))
+
+
 def tangent_workspace(system) -> TangentWorkspace:
-    """Scratch arrays for ``force_tangent`` on ``system`` (its force groups give the slots)."""
+    """Scratch arrays for ``force_tangent`` on ``system`` (its force groups give the slots); an empty workspace,
+    which selects finite differences, where ``analytic_tangent_applies`` is False."""
+    if not analytic_tangent_applies(system):
+        return empty_tangent_workspace()
     nv = int(system.sizes[1])
     n_bodies = system.body_int.shape[0]
     slot = -np.ones((nv, 2), dtype=np.int64)
@@ -68,7 +87,8 @@ def tangent_workspace(system) -> TangentWorkspace:
             if k >= 0:
                 slot[k] = grp, m
     return TangentWorkspace(slot, np.zeros((n_bodies, 9)), np.zeros((n_bodies, 3, WRENCH, BODY_BLOCK)),
-                            np.zeros((n_bodies, BODY_BLOCK, WRENCH)), np.zeros((WRENCH, WRENCH)),
+                            np.zeros((n_bodies, BODY_BLOCK, WRENCH)), np.zeros((3, 3)), np.zeros((2, 3, 3)),
+                            np.zeros((4, 4)), np.zeros((WRENCH, WRENCH)),
                             np.zeros((WRENCH, WRENCH)), np.zeros((WRENCH, BODY_BLOCK)),
                             np.zeros((WRENCH, BODY_BLOCK)))
 
@@ -76,7 +96,8 @@ def tangent_workspace(system) -> TangentWorkspace:
 def empty_tangent_workspace() -> TangentWorkspace:
     """A workspace with no slots: ``force_tangent`` is not available (finite differences are used)."""
     return TangentWorkspace(np.zeros((0, 2), dtype=np.int64), np.zeros((0, 9)), np.zeros((0, 3, WRENCH, BODY_BLOCK)),
-                            np.zeros((0, BODY_BLOCK, WRENCH)), np.zeros((WRENCH, WRENCH)),
+                            np.zeros((0, BODY_BLOCK, WRENCH)), np.zeros((3, 3)), np.zeros((2, 3, 3)),
+                            np.zeros((4, 4)), np.zeros((WRENCH, WRENCH)),
                             np.zeros((WRENCH, WRENCH)), np.zeros((WRENCH, BODY_BLOCK)),
                             np.zeros((WRENCH, BODY_BLOCK)))
 
@@ -93,14 +114,6 @@ def _add_skew(A, r0, c0, a, scale):
 
 
 @njit(cache=True)
-def _add_matrix3(A, r0, c0, R, transpose, scale):
-    """A[r0:r0+3, c0:c0+3] += scale * R (or R^T) for a row-major 9-tuple R."""
-    for r in range(3):
-        for c in range(3):
-            A[r0 + r, c0 + c] += scale * (R[3 * c + r] if transpose else R[3 * r + c])
-
-
-@njit(cache=True)
 def _add_outer(A, r0, c0, a, b, scale):
     """A[r0:r0+3, c0:c0+3] += scale * a b^T."""
     for r in range(3):
@@ -109,26 +122,31 @@ def _add_outer(A, r0, c0, a, b, scale):
 
 
 @njit(cache=True)
+def _set_matrix3(A, r0, c0, R, transpose):
+    """A[r0:r0+3, c0:c0+3] = R (or R^T) for a row-major 9-tuple R."""
+    for r in range(3):
+        for c in range(3):
+            A[r0 + r, c0 + c] = R[3 * c + r] if transpose else R[3 * r + c]
+
+
+@njit(cache=True)
 def _kinematics(body_int, i, form, q, v, R, P, Vz, Vv, E):
     """Body i's kinematic sensitivities P, Vz, Vv (module note) and its load map E, over its own velocity
-    coordinates (translation first for free bodies)."""
-    P[:, :] = 0.0
-    Vz[:, :] = 0.0
-    Vv[:, :] = 0.0
-    E[:, :] = 0.0
+    coordinates (translation first for free bodies). Which entries are nonzero depends on the body's kind
+    and node type only, so every call writes the same entries and the others stay zero from allocation."""
     qr, vr = rotation_start(body_int, i)
     rl = 0
     if body_int[i, B_KIND] == FREE:
         rl = 3
         if form == SE3:
-            _add_matrix3(P, 0, 0, R, False, 1.0)
-            _add_matrix3(Vv, 0, 0, R, False, 1.0)
-            _add_matrix3(E, 0, 0, R, True, 1.0)
+            _set_matrix3(P, 0, 0, R, False)
+            _set_matrix3(Vv, 0, 0, R, False)
+            _set_matrix3(E, 0, 0, R, True)
             # u = R U: du = R dU + R (dPi x U), column c of the second term R (e_c x U)
             vs = body_int[i, B_VSTART]
             U = (v[vs], v[vs + 1], v[vs + 2])
             for c in range(3):
-                w = _rotate(R, _cross3((1.0 if c == 0 else 0.0, 1.0 if c == 1 else 0.0, 1.0 if c == 2 else 0.0), U))
+                w = _rotate(R, _cross3(_unit(c), U))
                 Vz[0, rl + c], Vz[1, rl + c], Vz[2, rl + c] = w[0], w[1], w[2]
         else:
             for a in range(3):
@@ -141,26 +159,27 @@ def _kinematics(body_int, i, form, q, v, R, P, Vz, Vv, E):
             Vv[3 + a, rl + a] = 1.0
             E[rl + a, 3 + a] = 1.0
         return
-    W = rate_map_entries(form, q, qr)
-    n = 4 if form == EP else 3
-    scale = 1.0
     if form == EP:
+        W = rate_map_entries(EP, q, qr)
         scale = 1.0 / (q[qr] * q[qr] + q[qr + 1] * q[qr + 1] + q[qr + 2] * q[qr + 2] + q[qr + 3] * q[qr + 3])
         Wd = rate_map_entries(EP, v, vr)     # omega = W(e) e' = -W(e') e
         for a in range(3):
             for c in range(4):
                 Vz[3 + a, rl + c] = -Wd[4 * a + c]
-    else:   # Rxyz: d(G(theta) theta')/dtheta
-        s1, c1 = np.sin(q[qr + 1]), np.cos(q[qr + 1])
-        s2, c2 = np.sin(q[qr + 2]), np.cos(q[qr + 2])
-        d0, d1 = v[vr], v[vr + 1]
-        Vz[3, rl + 1], Vz[4, rl + 1], Vz[5, rl + 1] = -s1 * c2 * d0, s1 * s2 * d0, c1 * d0
-        Vz[3, rl + 2], Vz[4, rl + 2] = -c1 * s2 * d0 + c2 * d1, -c1 * c2 * d0 - s2 * d1
-    for a in range(3):
-        for c in range(n):
-            P[3 + a, rl + c] = scale * W[4 * a + c]
-            Vv[3 + a, rl + c] = W[4 * a + c]
-            E[rl + c, 3 + a] = W[4 * a + c]
+                P[3 + a, rl + c] = scale * W[4 * a + c]
+                Vv[3 + a, rl + c] = W[4 * a + c]
+                E[rl + c, 3 + a] = W[4 * a + c]
+        return
+    # Rxyz: W = G(theta) (``tait_bryan.body_rate_apply_rxyz``) and d(G(theta) theta')/dtheta
+    s1, c1 = np.sin(q[qr + 1]), np.cos(q[qr + 1])
+    s2, c2 = np.sin(q[qr + 2]), np.cos(q[qr + 2])
+    d0, d1 = v[vr], v[vr + 1]
+    G = (c1 * c2, s2, 0.0, -c1 * s2, c2, 0.0, s1, 0.0, 1.0)
+    _set_matrix3(P, 3, rl, G, False)
+    _set_matrix3(Vv, 3, rl, G, False)
+    _set_matrix3(E, rl, 3, G, True)
+    Vz[3, rl + 1], Vz[4, rl + 1], Vz[5, rl + 1] = -s1 * c2 * d0, s1 * s2 * d0, c1 * d0
+    Vz[3, rl + 2], Vz[4, rl + 2] = -c1 * s2 * d0 + c2 * d1, -c1 * c2 * d0 - s2 * d1
 
 
 @njit(cache=True)
@@ -175,19 +194,29 @@ def _rotation_of(rotation, i):
     return r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8]
 
 
+@njit(inline="always")
+def _rotation_column(body_int, i):
+    """First rotation velocity coordinate of body i among its own."""
+    return 3 if body_int[i, B_KIND] == FREE else 0
+
+
 @njit(cache=True)
-def _add_coordinate_wrench(body_int, slot, i, j, E, Wz, Wv, Kg, Cg):
+def _add_coordinate_wrench(body_int, slot, i, j, E, Wz, Wv, Kg, Cg, moment_only):
     """K_t(i, j) -= E_i Wz and C_t(i, j) -= E_i Wv: a wrench on body i that changes with the coordinates of
-    body j by Wz (along z) and Wv (along v)."""
+    body j by Wz (along z) and Wv (along v). ``moment_only``: only the torque changes, and only with body
+    j's rotation coordinates (Wz, Wv zero outside rows 3:6 and those columns)."""
     vi, ni = body_int[i, B_VSTART], body_int[i, B_NV]
     vj, nj = body_int[j, B_VSTART], body_int[j, B_NV]
-    for r in range(ni):
+    a0 = 3 if moment_only else 0
+    r0 = _rotation_column(body_int, i) if moment_only else 0
+    c0 = _rotation_column(body_int, j) if moment_only else 0
+    for r in range(r0, ni):
         grp, m = slot[vi + r, 0], slot[vi + r, 1]
-        for c in range(nj):
+        for c in range(c0, nj):
             col = slot[vj + c, 1]
             kz = 0.0
             kv = 0.0
-            for a in range(WRENCH):
+            for a in range(a0, WRENCH):
                 kz += E[r, a] * Wz[a, c]
                 kv += E[r, a] * Wv[a, c]
             Kg[grp, m, col] -= kz
@@ -195,22 +224,26 @@ def _add_coordinate_wrench(body_int, slot, i, j, E, Wz, Wv, Kg, Cg):
 
 
 @njit(cache=True)
-def _add_wrench(body_int, slot, i, j, kinematics, E, Lp, Lv, Wz, Wv, Kg, Cg):
+def _add_wrench(body_int, slot, i, j, kinematics, E, Lp, Lv, Wz, Wv, Kg, Cg, moment_only):
     """The wrench on body i changes with [x, Pi] of body j by Lp and with [u, omega] by Lv: through body j's
-    kinematic sensitivities into K_t(i, j) and C_t(i, j)."""
+    kinematic sensitivities into K_t(i, j) and C_t(i, j). ``moment_only``: Lp, Lv are zero outside their
+    [3:6, 3:6] blocks (a torque that depends on rotations and angular velocities only, as most elements),
+    and the products skip the zeros (on one-body systems they would be most of the cost)."""
     P = kinematics[j, POSITION]
     Vz = kinematics[j, VELOCITY_OF_Z]
     Vv = kinematics[j, VELOCITY_OF_V]
-    for a in range(WRENCH):
-        for c in range(body_int[j, B_NV]):
+    lo = 3 if moment_only else 0
+    c0 = _rotation_column(body_int, j) if moment_only else 0
+    for a in range(lo, WRENCH):
+        for c in range(c0, body_int[j, B_NV]):
             sz = 0.0
             sv = 0.0
-            for b in range(WRENCH):
+            for b in range(lo, WRENCH):
                 sz += Lp[a, b] * P[b, c] + Lv[a, b] * Vz[b, c]
                 sv += Lv[a, b] * Vv[b, c]
             Wz[a, c] = sz
             Wv[a, c] = sv
-    _add_coordinate_wrench(body_int, slot, i, j, E, Wz, Wv, Kg, Cg)
+    _add_coordinate_wrench(body_int, slot, i, j, E, Wz, Wv, Kg, Cg, moment_only)
 
 
 @njit(cache=True)
@@ -226,20 +259,24 @@ def _skew_entry(a, r, c):
 
 
 @njit(cache=True)
-def _rate_map_rate_derivatives(q, qr, v, vr, dz, dv):
-    """d(G'(theta, theta') theta')/dtheta into dz[0:3, 0:3] and .../dtheta' into dv[0:3, 0:3] (Rxyz; the
-    derivatives of ``tait_bryan.body_rate_dot_apply_rxyz``)."""
+def _rxyz_terms(body_real, i, q, qr, v, vr, m, rate, transposed):
+    """Rxyz: the moment m less J G'(theta, theta') theta' (``tait_bryan.body_rate_dot_apply_rxyz``), its
+    derivatives by theta (rate[0]) and theta' (rate[1]), and d(G(theta)^T m)/dtheta into transposed[0:3, 0:3],
+    from one evaluation of the trigonometric functions."""
     s1, c1 = np.sin(q[qr + 1]), np.cos(q[qr + 1])
     s2, c2 = np.sin(q[qr + 2]), np.cos(q[qr + 2])
     d0, d1, d2 = v[vr], v[vr + 1], v[vr + 2]
-    for r in range(3):
-        dz[r, 0] = 0.0
+    a0 = (-s1 * c2 * d1 - c1 * s2 * d2) * d0 + (c2 * d2) * d1
+    a1 = (s1 * s2 * d1 - c1 * c2 * d2) * d0 + (-s2 * d2) * d1
+    a2 = (c1 * d1) * d0
+    ja = inertia_apply(body_real, i, (a0, a1, a2))
+    m = (m[0] - ja[0], m[1] - ja[1], m[2] - ja[2])
+    dz, dv = rate[0], rate[1]
     dz[0, 1] = (-c1 * c2 * d1 + s1 * s2 * d2) * d0
     dz[1, 1] = (c1 * s2 * d1 + s1 * c2 * d2) * d0
     dz[2, 1] = -s1 * d1 * d0
     dz[0, 2] = (s1 * s2 * d1 - c1 * c2 * d2) * d0 - s2 * d2 * d1
     dz[1, 2] = (s1 * c2 * d1 + c1 * s2 * d2) * d0 - c2 * d2 * d1
-    dz[2, 2] = 0.0
     dv[0, 0] = -s1 * c2 * d1 - c1 * s2 * d2
     dv[1, 0] = s1 * s2 * d1 - c1 * c2 * d2
     dv[2, 0] = c1 * d1
@@ -248,104 +285,102 @@ def _rate_map_rate_derivatives(q, qr, v, vr, dz, dv):
     dv[2, 1] = c1 * d0
     dv[0, 2] = -c1 * s2 * d0 + c2 * d1
     dv[1, 2] = -c1 * c2 * d0 - s2 * d1
-    dv[2, 2] = 0.0
+    # G^T m = (c1 c2 m0 - c1 s2 m1 + s1 m2, s2 m0 + c2 m1, m2)
+    transposed[0, 1] = -s1 * c2 * m[0] + s1 * s2 * m[1] + c1 * m[2]
+    transposed[0, 2] = -c1 * s2 * m[0] - c1 * c2 * m[1]
+    transposed[1, 2] = c2 * m[0] - s2 * m[1]
+    return m
 
 
 @njit(cache=True)
-def _rate_map_transpose_derivative(form, q, qr, m, r, c):
-    """d(W(rho)^T m)_r / d rho_c for a fixed moment m (Rxyz: G(theta); EP: W = 2 L(e), linear in e)."""
-    if form == RXYZ:
-        s1, c1 = np.sin(q[qr + 1]), np.cos(q[qr + 1])
-        s2, c2 = np.sin(q[qr + 2]), np.cos(q[qr + 2])
-        if r == 0 and c == 1:
-            return -s1 * c2 * m[0] + s1 * s2 * m[1] + c1 * m[2]
-        if r == 0 and c == 2:
-            return -c1 * s2 * m[0] - c1 * c2 * m[1]
-        if r == 1 and c == 2:
-            return c2 * m[0] - s2 * m[1]
-        return 0.0
-    # EP: W^T m = 2 (-e1 m0 - e2 m1 - e3 m2, e0 m0 - e3 m1 + e2 m2, e3 m0 + e0 m1 - e1 m2, -e2 m0 + e1 m1 + e0 m2)
-    if r == 0:
-        return 0.0 if c == 0 else -2.0 * m[c - 1]
-    if r == 1:
-        return (2.0 * m[0], 0.0, 2.0 * m[2], -2.0 * m[1])[c]
-    if r == 2:
-        return (2.0 * m[1], -2.0 * m[2], 0.0, 2.0 * m[0])[c]
-    return (2.0 * m[2], 2.0 * m[1], -2.0 * m[0], 0.0)[c]
+def _ep_transposed(m, transposed):
+    """EP: d(W(e)^T m)/de for W = 2 L(e), linear in e: W^T m = 2 (-e1 m0 - e2 m1 - e3 m2, e0 m0 - e3 m1 + e2 m2,
+    e3 m0 + e0 m1 - e1 m2, -e2 m0 + e1 m1 + e0 m2)."""
+    m0, m1, m2 = 2.0 * m[0], 2.0 * m[1], 2.0 * m[2]
+    transposed[0, 1], transposed[0, 2], transposed[0, 3] = -m0, -m1, -m2
+    transposed[1, 0], transposed[1, 2], transposed[1, 3] = m0, m2, -m1
+    transposed[2, 0], transposed[2, 1], transposed[2, 3] = m1, -m2, m0
+    transposed[3, 0], transposed[3, 1], transposed[3, 2] = m2, m1, -m0
 
 
 @njit(cache=True)
 def _add_body_terms(body_int, body_real, slot, i, form, q, v, R, kinematics, E, force, torque, tw, Kg, Cg):
     """The terms of g_i that change with body i's own coordinates with its wrench held fixed: W^T(rho) on the
-    moment, the gyroscopic term omega x J omega, Rxyz's J W' w and, for SE3 nodes, R^T f - m omega x U."""
+    moment m = tau - omega x J omega - J W' w, the gyroscopic term (d(omega x J omega) = (omega~ J - (J omega)~)
+    domega), Rxyz's J W' w and, for SE3 nodes, R^T f - m omega x U."""
     qr, vr = rotation_start(body_int, i)
-    rl = 3 if body_int[i, B_KIND] == FREE else 0
-    n = 4 if form == EP else 3
+    rl = _rotation_column(body_int, i)
     ni = body_int[i, B_NV]
     vi = body_int[i, B_VSTART]
-    Vz = kinematics[i, VELOCITY_OF_Z]
-    Vv = kinematics[i, VELOCITY_OF_V]
     J = B_INERTIA
     o = body_angular_velocity(form, q, qr, v, vr)
     h = inertia_apply(body_real, i, o)
     oxh = _cross3(o, h)
     m = (torque[i, 0] - oxh[0], torque[i, 1] - oxh[1], torque[i, 2] - oxh[2])
-    dmz = tw.Wz     # rows 0:3: dm/dz, dm/dv with the wrench fixed
-    dmv = tw.Wv
-    daz = tw.Lp     # Rxyz: d(W' w)/dz, d(W' w)/dv in [0:3, 0:3]
-    dav = tw.Lv
+    D = tw.gyro
+    for b in range(3):
+        j0, j1, j2 = body_real[i, J + b], body_real[i, J + 3 + b], body_real[i, J + 6 + b]
+        D[0, b] = -o[2] * j1 + o[1] * j2
+        D[1, b] = o[2] * j0 - o[0] * j2
+        D[2, b] = -o[1] * j0 + o[0] * j1
+    D[0, 1] += h[2]
+    D[0, 2] -= h[1]
+    D[1, 0] -= h[2]
+    D[1, 2] += h[0]
+    D[2, 0] += h[1]
+    D[2, 1] -= h[0]
+    if form == RV or form == SE3:
+        # W = I and omega = w: only C_t(rotation, rotation) += D
+        for r in range(3):
+            grp, row = slot[vi + rl + r, 0], slot[vi + rl + r, 1]
+            for c in range(3):
+                Cg[grp, row, slot[vi + rl + c, 1]] += D[r, c]
+        if form == SE3 and rl == 3:
+            mass = body_real[i, B_MASS]
+            RTf = _rotate_back(R, (force[i, 0], force[i, 1], force[i, 2]))
+            U = (v[vi], v[vi + 1], v[vi + 2])
+            for r in range(3):
+                grp, row = slot[vi + r, 0], slot[vi + r, 1]
+                for c in range(3):
+                    Kg[grp, row, slot[vi + 3 + c, 1]] -= _skew_entry(RTf, r, c)
+                    Cg[grp, row, slot[vi + 3 + c, 1]] -= mass * _skew_entry(U, r, c)
+                    Cg[grp, row, slot[vi + c, 1]] += mass * _skew_entry(o, r, c)
+        return
+    Vz = kinematics[i, VELOCITY_OF_Z]
+    Vv = kinematics[i, VELOCITY_OF_V]
     rxyz = form == RXYZ
+    tw.transposed[:, :] = 0.0
     if rxyz:
-        _rate_map_rate_derivatives(q, qr, v, vr, daz, dav)
-        s1, c1 = np.sin(q[qr + 1]), np.cos(q[qr + 1])
-        s2, c2 = np.sin(q[qr + 2]), np.cos(q[qr + 2])
-        d0, d1, d2 = v[vr], v[vr + 1], v[vr + 2]
-        a0 = (-s1 * c2 * d1 - c1 * s2 * d2) * d0 + (c2 * d2) * d1
-        a1 = (s1 * s2 * d1 - c1 * c2 * d2) * d0 + (-s2 * d2) * d1
-        a2 = (c1 * d1) * d0
-        ja = inertia_apply(body_real, i, (a0, a1, a2))
-        m = (m[0] - ja[0], m[1] - ja[1], m[2] - ja[2])
-    # dm = -(o~ J - h~) domega - J d(W' w)
+        tw.rate[:, :, :] = 0.0
+        m = _rxyz_terms(body_real, i, q, qr, v, vr, m, tw.rate, tw.transposed)
+    else:
+        _ep_transposed(m, tw.transposed)
+    n = ni - rl
+    dmz, dmv = tw.Wz, tw.Wv   # rows 0:3: dm/dz, dm/dv over the rotation columns, the wrench fixed
     for a in range(3):
-        for c in range(ni):
+        for c in range(n):
             sz = 0.0
             sv = 0.0
             for b in range(3):
-                d = -_skew_entry(h, a, b)
-                for k in range(3):
-                    d += _skew_entry(o, a, k) * body_real[i, J + 3 * k + b]
-                sz -= d * Vz[3 + b, c]
-                sv -= d * Vv[3 + b, c]
-            if rxyz and c >= rl:
+                sz -= D[a, b] * Vz[3 + b, rl + c]
+                sv -= D[a, b] * Vv[3 + b, rl + c]
+            if rxyz:
                 for b in range(3):
-                    sz -= body_real[i, J + 3 * a + b] * daz[b, c - rl]
-                    sv -= body_real[i, J + 3 * a + b] * dav[b, c - rl]
+                    sz -= body_real[i, J + 3 * a + b] * tw.rate[0, b, c]
+                    sv -= body_real[i, J + 3 * a + b] * tw.rate[1, b, c]
             dmz[a, c] = sz
             dmv[a, c] = sv
-    identity = form == RV or form == SE3
     for r in range(n):
         grp, row = slot[vi + rl + r, 0], slot[vi + rl + r, 1]
-        for c in range(ni):
-            col = slot[vi + c, 1]
-            kz = 0.0
+        for c in range(n):
+            col = slot[vi + rl + c, 1]
+            kz = tw.transposed[r, c]
             kv = 0.0
             for a in range(3):
                 kz += E[rl + r, 3 + a] * dmz[a, c]
                 kv += E[rl + r, 3 + a] * dmv[a, c]
-            if not identity and c >= rl:
-                kz += _rate_map_transpose_derivative(form, q, qr, m, r, c - rl)
             Kg[grp, row, col] -= kz
             Cg[grp, row, col] -= kv
-    if form == SE3 and rl == 3:
-        mass = body_real[i, B_MASS]
-        RTf = _rotate_back(R, (force[i, 0], force[i, 1], force[i, 2]))
-        U = (v[vi], v[vi + 1], v[vi + 2])
-        for r in range(3):
-            grp, row = slot[vi + r, 0], slot[vi + r, 1]
-            for c in range(3):
-                Kg[grp, row, slot[vi + 3 + c, 1]] -= _skew_entry(RTf, r, c)
-                Cg[grp, row, slot[vi + 3 + c, 1]] -= mass * _skew_entry(U, r, c)
-                Cg[grp, row, slot[vi + c, 1]] += mass * _skew_entry(o, r, c)
 
 
 @njit(cache=True)
@@ -448,7 +483,7 @@ def _joint_pd(sys, k, q, v, t, rotation, kinematics, E, slot, tw, Kg, Cg):
     _add_skew(Lp, 3, 3, (tau * n2[0], tau * n2[1], tau * n2[2]), 1.0)
     _add_outer(Lp, 3, 3, n2, t2, 1.0)
     _add_outer(Lv, 3, 3, n2, u2, 1.0)
-    _add_wrench(body_int, slot, i, i, kinematics, E[i], Lp, Lv, tw.Wz, tw.Wv, Kg, Cg)
+    _add_wrench(body_int, slot, i, i, kinematics, E[i], Lp, Lv, tw.Wz, tw.Wv, Kg, Cg, True)
     if other == GROUND:
         return
     y1 = _cross3(axis, w12)
@@ -467,7 +502,7 @@ def _joint_pd(sys, k, q, v, t, rotation, kinematics, E, slot, tw, Kg, Cg):
         d = _rotate_back(R2, _rotate(R1, _cross3(_unit(col), a)))
         for r in range(3):
             Lp[3 + r, 3 + col] += tau * d[r]
-    _add_wrench(body_int, slot, i, other, kinematics, E[i], Lp, Lv, tw.Wz, tw.Wv, Kg, Cg)
+    _add_wrench(body_int, slot, i, other, kinematics, E[i], Lp, Lv, tw.Wz, tw.Wv, Kg, Cg, True)
     # body 1: -tau a
     for source in range(2):
         Lp[:, :] = 0.0
@@ -475,7 +510,7 @@ def _joint_pd(sys, k, q, v, t, rotation, kinematics, E, slot, tw, Kg, Cg):
         _add_outer(Lp, 3, 3, a, t1 if source == 0 else t2, -1.0)
         _add_outer(Lv, 3, 3, a, u1 if source == 0 else u2, -1.0)
         _add_wrench(body_int, slot, other, other if source == 0 else i, kinematics, E[other], Lp, Lv, tw.Wz, tw.Wv,
-                    Kg, Cg)
+                    Kg, Cg, True)
 
 
 @njit(cache=True)
@@ -500,7 +535,7 @@ def _ep_norm_rate(body_int, body_real, slot, i, q, v, kinematics, E, tw, Kg, Cg)
                 jv += body_real[i, J + 3 * r + b] * Vv[3 + b, rl + c]
             Wz[3 + r, rl + c] = -2.0 * (v[vr + c] * h[r] + rate * jz)
             Wv[3 + r, rl + c] = -2.0 * (q[qr + c] * h[r] + rate * jv)
-    _add_coordinate_wrench(body_int, slot, i, i, E, Wz, Wv, Kg, Cg)
+    _add_coordinate_wrench(body_int, slot, i, i, E, Wz, Wv, Kg, Cg, True)
 
 
 @njit(cache=True)
@@ -556,4 +591,5 @@ def force_tangent(sys, q, v, t, force, torque, tw, Kg, Cg):
             _, couple = manufactured_load(body_real[i, B_MASS],
                                           body_real[i, B_INERTIA:B_INERTIA + 9].reshape(3, 3), force_real[k], t)
             _add_skew(Lp, 3, 3, _rotate_back(R, (couple[0], couple[1], couple[2])), 1.0)
-        _add_wrench(body_int, slot, i, i, kinematics, E[i], Lp, Lv, tw.Wz, tw.Wv, Kg, Cg)
+        _add_wrench(body_int, slot, i, i, kinematics, E[i], Lp, Lv, tw.Wz, tw.Wv, Kg, Cg,
+                    ftype != POINT_SPRING_DAMPER)
