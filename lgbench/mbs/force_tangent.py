@@ -55,7 +55,7 @@ class TangentWorkspace(NamedTuple):
 
     slot: np.ndarray        # (nv, 2) int64
     rotation: np.ndarray    # (n_bodies, 9) R per body, row-major
-    kinematics: np.ndarray  # (n_bodies, 3, WRENCH, BODY_BLOCK): P, Vz, Vv per body
+    kinematics: np.ndarray  # (3 n_bodies, WRENCH, BODY_BLOCK): P, Vz, Vv of body i at 3 i + POSITION, ...
     load_map: np.ndarray    # (n_bodies, BODY_BLOCK, WRENCH): E per body
     gyro: np.ndarray        # (3, 3) omega~ J - (J omega)~ of one body
     rate: np.ndarray        # (2, 3, 3) Rxyz: d(G' theta')/dtheta, d(G' theta')/dtheta'
@@ -86,7 +86,7 @@ def tangent_workspace(system) -> TangentWorkspace:
         for m, k in enumerate(members):
             if k >= 0:
                 slot[k] = grp, m
-    return TangentWorkspace(slot, np.zeros((n_bodies, 9)), np.zeros((n_bodies, 3, WRENCH, BODY_BLOCK)),
+    return TangentWorkspace(slot, np.zeros((n_bodies, 9)), np.zeros((3 * n_bodies, WRENCH, BODY_BLOCK)),
                             np.zeros((n_bodies, BODY_BLOCK, WRENCH)), np.zeros((3, 3)), np.zeros((2, 3, 3)),
                             np.zeros((4, 4)), np.zeros((WRENCH, WRENCH)),
                             np.zeros((WRENCH, WRENCH)), np.zeros((WRENCH, BODY_BLOCK)),
@@ -95,14 +95,14 @@ def tangent_workspace(system) -> TangentWorkspace:
 
 def empty_tangent_workspace() -> TangentWorkspace:
     """A workspace with no slots: ``force_tangent`` is not available (finite differences are used)."""
-    return TangentWorkspace(np.zeros((0, 2), dtype=np.int64), np.zeros((0, 9)), np.zeros((0, 3, WRENCH, BODY_BLOCK)),
+    return TangentWorkspace(np.zeros((0, 2), dtype=np.int64), np.zeros((0, 9)), np.zeros((0, WRENCH, BODY_BLOCK)),
                             np.zeros((0, BODY_BLOCK, WRENCH)), np.zeros((3, 3)), np.zeros((2, 3, 3)),
                             np.zeros((4, 4)), np.zeros((WRENCH, WRENCH)),
                             np.zeros((WRENCH, WRENCH)), np.zeros((WRENCH, BODY_BLOCK)),
                             np.zeros((WRENCH, BODY_BLOCK)))
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _add_skew(A, r0, c0, a, scale):
     """A[r0:r0+3, c0:c0+3] += scale * a~ (a~ x = a x x)."""
     A[r0, c0 + 1] -= scale * a[2]
@@ -113,7 +113,7 @@ def _add_skew(A, r0, c0, a, scale):
     A[r0 + 2, c0 + 1] += scale * a[0]
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _add_outer(A, r0, c0, a, b, scale):
     """A[r0:r0+3, c0:c0+3] += scale * a b^T."""
     for r in range(3):
@@ -121,43 +121,44 @@ def _add_outer(A, r0, c0, a, b, scale):
             A[r0 + r, c0 + c] += scale * a[r] * b[c]
 
 
-@njit(cache=True)
-def _set_matrix3(A, r0, c0, R, transpose):
-    """A[r0:r0+3, c0:c0+3] = R (or R^T) for a row-major 9-tuple R."""
+@njit(inline="always")
+def _set_matrix3(A, k, r0, c0, R, transpose):
+    """A[k, r0:r0+3, c0:c0+3] = R (or R^T) for a row-major 9-tuple R."""
     for r in range(3):
         for c in range(3):
-            A[r0 + r, c0 + c] = R[3 * c + r] if transpose else R[3 * r + c]
+            A[k, r0 + r, c0 + c] = R[3 * c + r] if transpose else R[3 * r + c]
 
 
-@njit(cache=True)
-def _kinematics(body_int, i, form, q, v, R, P, Vz, Vv, E):
+@njit(inline="always")
+def _kinematics(body_int, i, form, q, v, R, K3, E):
     """Body i's kinematic sensitivities P, Vz, Vv (module note) and its load map E, over its own velocity
     coordinates (translation first for free bodies). Which entries are nonzero depends on the body's kind
     and node type only, so every call writes the same entries and the others stay zero from allocation."""
     qr, vr = rotation_start(body_int, i)
+    p, z, w = 3 * i + POSITION, 3 * i + VELOCITY_OF_Z, 3 * i + VELOCITY_OF_V
     rl = 0
     if body_int[i, B_KIND] == FREE:
         rl = 3
         if form == SE3:
-            _set_matrix3(P, 0, 0, R, False)
-            _set_matrix3(Vv, 0, 0, R, False)
-            _set_matrix3(E, 0, 0, R, True)
+            _set_matrix3(K3, p, 0, 0, R, False)
+            _set_matrix3(K3, w, 0, 0, R, False)
+            _set_matrix3(E, i, 0, 0, R, True)
             # u = R U: du = R dU + R (dPi x U), column c of the second term R (e_c x U)
             vs = body_int[i, B_VSTART]
             U = (v[vs], v[vs + 1], v[vs + 2])
             for c in range(3):
-                w = _rotate(R, _cross3(_unit(c), U))
-                Vz[0, rl + c], Vz[1, rl + c], Vz[2, rl + c] = w[0], w[1], w[2]
+                x = _rotate(R, _cross3(_unit(c), U))
+                K3[z, 0, rl + c], K3[z, 1, rl + c], K3[z, 2, rl + c] = x[0], x[1], x[2]
         else:
             for a in range(3):
-                P[a, a] = 1.0
-                Vv[a, a] = 1.0
-                E[a, a] = 1.0
+                K3[p, a, a] = 1.0
+                K3[w, a, a] = 1.0
+                E[i, a, a] = 1.0
     if form == RV or form == SE3:
         for a in range(3):
-            P[3 + a, rl + a] = 1.0
-            Vv[3 + a, rl + a] = 1.0
-            E[rl + a, 3 + a] = 1.0
+            K3[p, 3 + a, rl + a] = 1.0
+            K3[w, 3 + a, rl + a] = 1.0
+            E[i, rl + a, 3 + a] = 1.0
         return
     if form == EP:
         W = rate_map_entries(EP, q, qr)
@@ -165,29 +166,29 @@ def _kinematics(body_int, i, form, q, v, R, P, Vz, Vv, E):
         Wd = rate_map_entries(EP, v, vr)     # omega = W(e) e' = -W(e') e
         for a in range(3):
             for c in range(4):
-                Vz[3 + a, rl + c] = -Wd[4 * a + c]
-                P[3 + a, rl + c] = scale * W[4 * a + c]
-                Vv[3 + a, rl + c] = W[4 * a + c]
-                E[rl + c, 3 + a] = W[4 * a + c]
+                K3[z, 3 + a, rl + c] = -Wd[4 * a + c]
+                K3[p, 3 + a, rl + c] = scale * W[4 * a + c]
+                K3[w, 3 + a, rl + c] = W[4 * a + c]
+                E[i, rl + c, 3 + a] = W[4 * a + c]
         return
     # Rxyz: W = G(theta) (``tait_bryan.body_rate_apply_rxyz``) and d(G(theta) theta')/dtheta
     s1, c1 = np.sin(q[qr + 1]), np.cos(q[qr + 1])
     s2, c2 = np.sin(q[qr + 2]), np.cos(q[qr + 2])
     d0, d1 = v[vr], v[vr + 1]
     G = (c1 * c2, s2, 0.0, -c1 * s2, c2, 0.0, s1, 0.0, 1.0)
-    _set_matrix3(P, 3, rl, G, False)
-    _set_matrix3(Vv, 3, rl, G, False)
-    _set_matrix3(E, rl, 3, G, True)
-    Vz[3, rl + 1], Vz[4, rl + 1], Vz[5, rl + 1] = -s1 * c2 * d0, s1 * s2 * d0, c1 * d0
-    Vz[3, rl + 2], Vz[4, rl + 2] = -c1 * s2 * d0 + c2 * d1, -c1 * c2 * d0 - s2 * d1
+    _set_matrix3(K3, p, 3, rl, G, False)
+    _set_matrix3(K3, w, 3, rl, G, False)
+    _set_matrix3(E, i, rl, 3, G, True)
+    K3[z, 3, rl + 1], K3[z, 4, rl + 1], K3[z, 5, rl + 1] = -s1 * c2 * d0, s1 * s2 * d0, c1 * d0
+    K3[z, 3, rl + 2], K3[z, 4, rl + 2] = -c1 * s2 * d0 + c2 * d1, -c1 * c2 * d0 - s2 * d1
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _unit(c):
     return 1.0 if c == 0 else 0.0, 1.0 if c == 1 else 0.0, 1.0 if c == 2 else 0.0
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _rotation_of(rotation, i):
     """R of body i from ``TangentWorkspace.rotation`` as a row-major 9-tuple."""
     r = rotation[i]
@@ -200,7 +201,7 @@ def _rotation_column(body_int, i):
     return 3 if body_int[i, B_KIND] == FREE else 0
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _add_coordinate_wrench(body_int, slot, i, j, E, Wz, Wv, Kg, Cg, moment_only):
     """K_t(i, j) -= E_i Wz and C_t(i, j) -= E_i Wv: a wrench on body i that changes with the coordinates of
     body j by Wz (along z) and Wv (along v). ``moment_only``: only the torque changes, and only with body
@@ -217,21 +218,19 @@ def _add_coordinate_wrench(body_int, slot, i, j, E, Wz, Wv, Kg, Cg, moment_only)
             kz = 0.0
             kv = 0.0
             for a in range(a0, WRENCH):
-                kz += E[r, a] * Wz[a, c]
-                kv += E[r, a] * Wv[a, c]
+                kz += E[i, r, a] * Wz[a, c]
+                kv += E[i, r, a] * Wv[a, c]
             Kg[grp, m, col] -= kz
             Cg[grp, m, col] -= kv
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _add_wrench(body_int, slot, i, j, kinematics, E, Lp, Lv, Wz, Wv, Kg, Cg, moment_only):
     """The wrench on body i changes with [x, Pi] of body j by Lp and with [u, omega] by Lv: through body j's
     kinematic sensitivities into K_t(i, j) and C_t(i, j). ``moment_only``: Lp, Lv are zero outside their
     [3:6, 3:6] blocks (a torque that depends on rotations and angular velocities only, as most elements),
     and the products skip the zeros (on one-body systems they would be most of the cost)."""
-    P = kinematics[j, POSITION]
-    Vz = kinematics[j, VELOCITY_OF_Z]
-    Vv = kinematics[j, VELOCITY_OF_V]
+    p, z, w = 3 * j + POSITION, 3 * j + VELOCITY_OF_Z, 3 * j + VELOCITY_OF_V
     lo = 3 if moment_only else 0
     c0 = _rotation_column(body_int, j) if moment_only else 0
     for a in range(lo, WRENCH):
@@ -239,14 +238,14 @@ def _add_wrench(body_int, slot, i, j, kinematics, E, Lp, Lv, Wz, Wv, Kg, Cg, mom
             sz = 0.0
             sv = 0.0
             for b in range(lo, WRENCH):
-                sz += Lp[a, b] * P[b, c] + Lv[a, b] * Vz[b, c]
-                sv += Lv[a, b] * Vv[b, c]
+                sz += Lp[a, b] * kinematics[p, b, c] + Lv[a, b] * kinematics[z, b, c]
+                sv += Lv[a, b] * kinematics[w, b, c]
             Wz[a, c] = sz
             Wv[a, c] = sv
     _add_coordinate_wrench(body_int, slot, i, j, E, Wz, Wv, Kg, Cg, moment_only)
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _skew_entry(a, r, c):
     """(a~)[r, c]."""
     if r == c:
@@ -258,7 +257,7 @@ def _skew_entry(a, r, c):
     return -a[1] if c == 0 else a[0]
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _rxyz_terms(body_real, i, q, qr, v, vr, m, rate, transposed):
     """Rxyz: the moment m less J G'(theta, theta') theta' (``tait_bryan.body_rate_dot_apply_rxyz``), its
     derivatives by theta (rate[0]) and theta' (rate[1]), and d(G(theta)^T m)/dtheta into transposed[0:3, 0:3],
@@ -292,7 +291,7 @@ def _rxyz_terms(body_real, i, q, qr, v, vr, m, rate, transposed):
     return m
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _ep_transposed(m, transposed):
     """EP: d(W(e)^T m)/de for W = 2 L(e), linear in e: W^T m = 2 (-e1 m0 - e2 m1 - e3 m2, e0 m0 - e3 m1 + e2 m2,
     e3 m0 + e0 m1 - e1 m2, -e2 m0 + e1 m1 + e0 m2)."""
@@ -303,7 +302,7 @@ def _ep_transposed(m, transposed):
     transposed[3, 0], transposed[3, 1], transposed[3, 2] = m2, m1, -m0
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _add_body_terms(body_int, body_real, slot, i, form, q, v, R, kinematics, E, force, torque, tw, Kg, Cg):
     """The terms of g_i that change with body i's own coordinates with its wrench held fixed: W^T(rho) on the
     moment m = tau - omega x J omega - J W' w, the gyroscopic term (d(omega x J omega) = (omega~ J - (J omega)~)
@@ -346,8 +345,7 @@ def _add_body_terms(body_int, body_real, slot, i, form, q, v, R, kinematics, E, 
                     Cg[grp, row, slot[vi + 3 + c, 1]] -= mass * _skew_entry(U, r, c)
                     Cg[grp, row, slot[vi + c, 1]] += mass * _skew_entry(o, r, c)
         return
-    Vz = kinematics[i, VELOCITY_OF_Z]
-    Vv = kinematics[i, VELOCITY_OF_V]
+    z, w = 3 * i + VELOCITY_OF_Z, 3 * i + VELOCITY_OF_V
     rxyz = form == RXYZ
     tw.transposed[:, :] = 0.0
     if rxyz:
@@ -362,8 +360,8 @@ def _add_body_terms(body_int, body_real, slot, i, form, q, v, R, kinematics, E, 
             sz = 0.0
             sv = 0.0
             for b in range(3):
-                sz -= D[a, b] * Vz[3 + b, rl + c]
-                sv -= D[a, b] * Vv[3 + b, rl + c]
+                sz -= D[a, b] * kinematics[z, 3 + b, rl + c]
+                sv -= D[a, b] * kinematics[w, 3 + b, rl + c]
             if rxyz:
                 for b in range(3):
                     sz -= body_real[i, J + 3 * a + b] * tw.rate[0, b, c]
@@ -377,13 +375,13 @@ def _add_body_terms(body_int, body_real, slot, i, form, q, v, R, kinematics, E, 
             kz = tw.transposed[r, c]
             kv = 0.0
             for a in range(3):
-                kz += E[rl + r, 3 + a] * dmz[a, c]
-                kv += E[rl + r, 3 + a] * dmv[a, c]
+                kz += E[i, rl + r, 3 + a] * dmz[a, c]
+                kv += E[i, rl + r, 3 + a] * dmv[a, c]
             Kg[grp, row, col] -= kz
             Cg[grp, row, col] -= kv
 
 
-@njit(cache=True)
+@njit(inline="always")
 def _gravity(body_real, i, g, R, Lp):
     """Gravity torque c x R^T (m g) about the reference point: d tau/dPi = c~ (R^T m g)~ = b c^T - (c.b) I."""
     mass = body_real[i, B_MASS]
@@ -483,7 +481,7 @@ def _joint_pd(sys, k, q, v, t, rotation, kinematics, E, slot, tw, Kg, Cg):
     _add_skew(Lp, 3, 3, (tau * n2[0], tau * n2[1], tau * n2[2]), 1.0)
     _add_outer(Lp, 3, 3, n2, t2, 1.0)
     _add_outer(Lv, 3, 3, n2, u2, 1.0)
-    _add_wrench(body_int, slot, i, i, kinematics, E[i], Lp, Lv, tw.Wz, tw.Wv, Kg, Cg, True)
+    _add_wrench(body_int, slot, i, i, kinematics, E, Lp, Lv, tw.Wz, tw.Wv, Kg, Cg, True)
     if other == GROUND:
         return
     y1 = _cross3(axis, w12)
@@ -502,14 +500,14 @@ def _joint_pd(sys, k, q, v, t, rotation, kinematics, E, slot, tw, Kg, Cg):
         d = _rotate_back(R2, _rotate(R1, _cross3(_unit(col), a)))
         for r in range(3):
             Lp[3 + r, 3 + col] += tau * d[r]
-    _add_wrench(body_int, slot, i, other, kinematics, E[i], Lp, Lv, tw.Wz, tw.Wv, Kg, Cg, True)
+    _add_wrench(body_int, slot, i, other, kinematics, E, Lp, Lv, tw.Wz, tw.Wv, Kg, Cg, True)
     # body 1: -tau a
     for source in range(2):
         Lp[:, :] = 0.0
         Lv[:, :] = 0.0
         _add_outer(Lp, 3, 3, a, t1 if source == 0 else t2, -1.0)
         _add_outer(Lv, 3, 3, a, u1 if source == 0 else u2, -1.0)
-        _add_wrench(body_int, slot, other, other if source == 0 else i, kinematics, E[other], Lp, Lv, tw.Wz, tw.Wv,
+        _add_wrench(body_int, slot, other, other if source == 0 else i, kinematics, E, Lp, Lv, tw.Wz, tw.Wv,
                     Kg, Cg, True)
 
 
@@ -523,16 +521,15 @@ def _ep_norm_rate(body_int, body_real, slot, i, q, v, kinematics, E, tw, Kg, Cg)
     Wz, Wv = tw.Wz, tw.Wv
     Wz[:, :] = 0.0
     Wv[:, :] = 0.0
-    Vz = kinematics[i, VELOCITY_OF_Z]
-    Vv = kinematics[i, VELOCITY_OF_V]
+    z, w = 3 * i + VELOCITY_OF_Z, 3 * i + VELOCITY_OF_V
     J = B_INERTIA
     for c in range(4):
         for r in range(3):
             jz = 0.0
             jv = 0.0
             for b in range(3):
-                jz += body_real[i, J + 3 * r + b] * Vz[3 + b, rl + c]
-                jv += body_real[i, J + 3 * r + b] * Vv[3 + b, rl + c]
+                jz += body_real[i, J + 3 * r + b] * kinematics[z, 3 + b, rl + c]
+                jv += body_real[i, J + 3 * r + b] * kinematics[w, 3 + b, rl + c]
             Wz[3 + r, rl + c] = -2.0 * (v[vr + c] * h[r] + rate * jz)
             Wv[3 + r, rl + c] = -2.0 * (q[qr + c] * h[r] + rate * jv)
     _add_coordinate_wrench(body_int, slot, i, i, E, Wz, Wv, Kg, Cg, True)
@@ -557,9 +554,8 @@ def force_tangent(sys, q, v, t, force, torque, tw, Kg, Cg):
         R = _body_rotation(body_int, i, q)
         for r in range(9):
             rotation[i, r] = R[r]
-        _kinematics(body_int, i, form, q, v, R, kinematics[i, POSITION], kinematics[i, VELOCITY_OF_Z],
-                    kinematics[i, VELOCITY_OF_V], E[i])
-        _add_body_terms(body_int, body_real, slot, i, form, q, v, R, kinematics, E[i], force, torque, tw, Kg, Cg)
+        _kinematics(body_int, i, form, q, v, R, kinematics, E)
+        _add_body_terms(body_int, body_real, slot, i, form, q, v, R, kinematics, E, force, torque, tw, Kg, Cg)
     force_int = sys.force_int
     force_real = sys.force_real
     Lp, Lv = tw.Lp, tw.Lv
@@ -574,7 +570,7 @@ def force_tangent(sys, q, v, t, force, torque, tw, Kg, Cg):
             continue
         if ftype == EP_NORM_RATE_TORQUE:
             if form == EP:
-                _ep_norm_rate(body_int, body_real, slot, i, q, v, kinematics, E[i], tw, Kg, Cg)
+                _ep_norm_rate(body_int, body_real, slot, i, q, v, kinematics, E, tw, Kg, Cg)
             continue
         R = _rotation_of(rotation, i)
         Lp[:, :] = 0.0
@@ -591,5 +587,5 @@ def force_tangent(sys, q, v, t, force, torque, tw, Kg, Cg):
             _, couple = manufactured_load(body_real[i, B_MASS],
                                           body_real[i, B_INERTIA:B_INERTIA + 9].reshape(3, 3), force_real[k], t)
             _add_skew(Lp, 3, 3, _rotate_back(R, (couple[0], couple[1], couple[2])), 1.0)
-        _add_wrench(body_int, slot, i, i, kinematics, E[i], Lp, Lv, tw.Wz, tw.Wv, Kg, Cg,
+        _add_wrench(body_int, slot, i, i, kinematics, E, Lp, Lv, tw.Wz, tw.Wv, Kg, Cg,
                     ftype != POINT_SPRING_DAMPER)
