@@ -1,4 +1,4 @@
-"""Per-step CPU cost of lgbench's compiled engine, and Exudyn beside it on three mechanisms.
+"""Per-step CPU cost of lgbench's compiled engine, and Exudyn beside it on four mechanisms.
 
     .venv/bin/python benchmarks/run.py            # or: make bench        (about 3 minutes warm)
     .venv/bin/python benchmarks/run.py --quick    # or: make bench-quick  (under a minute warm)
@@ -17,8 +17,11 @@ the joint angles at t_end against each other and against lgbench's minimal-coord
 Part 4 (benchmarks/peer_constrained_top.py): the heavy top with a spherical joint in both codes (RV,
 EP, Rxyz, generalized-alpha h = 1e-4, full Newton, T_exp in both, over 0.2 s): the same columns, with
 the final centre of mass against lgbench's EP generalized-alpha at h / 10.
+Part 5 (benchmarks/peer_rotor.py): the high-speed rotor in both codes (RV, EP, Rxyz, generalized-alpha
+h = 6.25e-6, full Newton, over 0.02 s): the same columns, with the final left support point against
+lgbench's RV RK44 at h / 10.
 
-Writes benchmarks/results/suite.csv, peer.csv, peer_puma.csv and peer_constrained_top.csv
+Writes benchmarks/results/suite.csv, peer.csv, peer_puma.csv, peer_constrained_top.csv and peer_rotor.csv
 (gitignored); every row carries its provenance (versions, git commit, source hash, CPU, date).
 """
 from __future__ import annotations
@@ -34,7 +37,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import lgbench  # noqa: E402,F401  (first: one BLAS thread before numpy loads, see lgbench/__init__.py)
-from benchmarks import peer_constrained_top, peer_exudyn, peer_puma, suite  # noqa: E402
+from benchmarks import peer_constrained_top, peer_exudyn, peer_puma, peer_rotor, suite  # noqa: E402
 
 
 def write_csv(path: Path, rows: list[dict], provenance: dict) -> None:
@@ -170,6 +173,8 @@ def main(argv: list[str] | None = None) -> int:
         run_peer_mechanism(args, provenance, 3, "Puma 560", peer_puma, "angle", "peer_puma.csv")
         run_peer_mechanism(args, provenance, 4, "heavy top with a spherical joint", peer_constrained_top, "com",
                            "peer_constrained_top.csv", peer_constrained_top.T_END)
+        run_peer_mechanism(args, provenance, 5, "high-speed rotor", peer_rotor, "p1", "peer_rotor.csv",
+                           peer_rotor.T_END)
     print(f"\ntotal wall time {time.perf_counter() - wall:.0f} s")
     return 0
 

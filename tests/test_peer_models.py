@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("exudyn")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks import peer_constrained_top, peer_exudyn, peer_puma  # noqa: E402
+from benchmarks import peer_constrained_top, peer_exudyn, peer_puma, peer_rotor  # noqa: E402
 
 
 def assert_agree_within_the_error(lgbench, exudyn, reference):
@@ -49,3 +49,13 @@ def test_exudyn_constrained_heavy_top_agrees_with_lgbench_to_the_integration_err
     lg = peer_constrained_top.measure_lgbench(formulation, h, t_end, repeats=1)
     _, com, _ = peer_constrained_top.run_exudyn(formulation, h, int(round(t_end / h)))
     assert_agree_within_the_error(lg["com"], com, peer_constrained_top.reference_com(t_end, h / 10))
+
+
+@pytest.mark.parametrize("formulation", peer_rotor.FORMULATIONS)
+def test_exudyn_rotor_agrees_with_lgbench_to_the_integration_error(formulation):
+    """Paper 000 Sect. 4.2 (two spring-damper supports, 200000 rpm) in both codes, generalized-alpha
+    h = 6.25e-6 over 0.005 s; reference: lgbench RV RK44 at h / 10."""
+    h, t_end = peer_rotor.STEP, 0.005
+    lg = peer_rotor.measure_lgbench(formulation, h, t_end, repeats=1)
+    _, p1, _ = peer_rotor.run_exudyn(formulation, h, int(round(t_end / h)))
+    assert_agree_within_the_error(lg["p1"], p1, peer_rotor.reference_p1(t_end, h / 10))

@@ -17,7 +17,7 @@ from lgbench.mbs.banded import band_clear, band_index, band_layout, band_set_con
 from lgbench.mbs.codes import RV, SE3
 from lgbench.mbs.constraints import constraint_matrix
 from lgbench.mbs.coordinate_update import update_coordinates, update_coordinates_inline
-from lgbench.mbs.force_tangent import force_tangent
+from lgbench.mbs.force_tangent import force_tangent_inline
 from lgbench.mbs.pose import _rot_start
 from lgbench.mbs.residual import dynamic_residual, generalized_forces_inline
 from lgbench.mbs.system import B_FORM, B_NV, B_VSTART, S_NC, S_NV
@@ -198,7 +198,7 @@ def iteration_matrix_at_residual(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts,
         _residual_stiffness(sys, q, v, a, lam, t, rel, floor, w.z, w.qp, w.Mp, w.Cp, w.force, w.torque, w.gp,
                             w.r, w.r0, w.rp, w.K)
     if not full and analytic_tangent_available(sys, opts, w):
-        force_tangent(sys, q, v, t, w.force, w.torque, w.tangent, w.Kg, w.Cg)
+        force_tangent_inline(sys, q, v, t, w.force, w.torque, w.tangent, w.Kg, w.Cg)
         _scatter_groups(sys.force_groups, w.Kg, w.K)
         _scatter_groups(sys.force_groups, w.Cg, w.Ct)
     else:
@@ -261,7 +261,7 @@ def band_iteration_matrix(sys, q, dqn, v, t, bp, gp, scale, opts, w):
     floor = opts.fd_step_floor
     texp = opts.texp
     if analytic_tangent_available(sys, opts, w):
-        force_tangent(sys, q, v, t, w.force, w.torque, w.tangent, w.Kg, w.Cg)
+        force_tangent_inline(sys, q, v, t, w.force, w.torque, w.tangent, w.Kg, w.Cg)
     else:
         _grouped_force_blocks(sys, q, v, t, rel, floor, True, w.z, w.qp, w.vp, w.force, w.torque, w.g, w.gp, w.Kg)
         _grouped_force_blocks(sys, q, v, t, rel, floor, False, w.z, w.qp, w.vp, w.force, w.torque, w.g, w.gp, w.Cg)

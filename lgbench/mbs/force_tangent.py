@@ -537,9 +537,17 @@ def _ep_norm_rate(body_int, body_real, slot, i, q, v, kinematics, E, tw, Kg, Cg)
 
 @njit(cache=True)
 def force_tangent(sys, q, v, t, force, torque, tw, Kg, Cg):
+    """``force_tangent_inline`` as a compiled call, for callers outside the Newton loops."""
+    force_tangent_inline(sys, q, v, t, force, torque, tw, Kg, Cg)
+
+
+@njit(inline="always")
+def force_tangent_inline(sys, q, v, t, force, torque, tw, Kg, Cg):
     """Group blocks Kg of K_t = -dg/dz (along UAC) and Cg of C_t = -dg/dv at (q, v, t), analytic (module
     note); force and torque must hold the applied loads at (q, v, t) (as after the residual evaluation
-    the Newton loops make at the iterate). Bodies in absolute coordinates only."""
+    the Newton loops make at the iterate). Bodies in absolute coordinates only. Inlined into the
+    iteration matrices: a compiled call that passes the system and workspace tuples copies some 25
+    arrays, about as long as the whole kernel takes on a one-body system."""
     Kg[:, :, :] = 0.0
     Cg[:, :, :] = 0.0
     body_int = sys.body_int
