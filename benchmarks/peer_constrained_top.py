@@ -20,12 +20,13 @@ from typing import Any
 import numpy as np
 
 from benchmarks.peer_exudyn import (
-    COM, GRAVITY, INERTIA_COM, MASS, OMEGA0, _exudyn, compare_mechanism, generalized_alpha_settings,
-    marginal_cost, solve_generalized_alpha,
+    COM, GRAVITY, INERTIA_COM, MASS, OMEGA0, _exudyn, compare_mechanism, final_values, generalized_alpha_settings,
+    measure_exudyn_mechanism, measure_lgbench_mechanism, solve_generalized_alpha, unrotated_rigid_body_node,
 )
 
 FORMULATIONS = ("RV", "EP", "Rxyz")
 MODEL = "heavy_top_constrained"
+COM_OUTPUTS = ("com_x", "com_y", "com_z")
 STEP = 1e-4
 """Step size of the comparison (the constrained top's case in ``benchmarks/suite.py``)."""
 T_END = 0.2
@@ -36,23 +37,9 @@ about 1.1 s."""
 
 def _build(formulation: str, h: float, steps: int):
     exu = _exudyn()
-    from exudyn.itemInterface import (
-        Force, MarkerBodyPosition, NodeRigidBodyEP, NodeRigidBodyRotVecLG, NodeRigidBodyRxyz, ObjectGround,
-        ObjectJointSpherical, ObjectRigidBody,
-    )
-    from exudyn.rigidBodyUtilities import AngularVelocity2EulerParameters_t, AngularVelocity2RotXYZ_t, eulerParameters0
+    from exudyn.itemInterface import Force, MarkerBodyPosition, ObjectGround, ObjectJointSpherical, ObjectRigidBody
 
-    u0 = list(np.cross(OMEGA0, COM))          # R0 = I
-    position = list(COM)
-    if formulation == "RV":
-        node = NodeRigidBodyRotVecLG(referenceCoordinates=position + [0.0] * 3, initialVelocities=u0 + OMEGA0)
-    elif formulation == "Rxyz":
-        rates = list(AngularVelocity2RotXYZ_t(OMEGA0, [0.0, 0.0, 0.0]))
-        node = NodeRigidBodyRxyz(referenceCoordinates=position + [0.0] * 3, initialVelocities=u0 + rates)
-    else:
-        ep0 = list(eulerParameters0)
-        node = NodeRigidBodyEP(referenceCoordinates=position + ep0,
-                               initialVelocities=u0 + list(AngularVelocity2EulerParameters_t(OMEGA0, ep0)))
+    node = unrotated_rigid_body_node(formulation, COM, np.cross(OMEGA0, COM), OMEGA0)
     mbs = exu.SystemContainer().AddSystem()
     J = INERTIA_COM
     body = mbs.AddObject(ObjectRigidBody(mass=MASS, nodeNumber=mbs.AddNode(node),
@@ -76,31 +63,20 @@ def run_exudyn(formulation: str, h: float, steps: int) -> tuple[float, np.ndarra
 
 
 def measure_exudyn(formulation: str, h: float, t_end: float, repeats: int) -> dict[str, Any]:
-    per_step, (_, com, newton) = marginal_cost(lambda steps: run_exudyn(formulation, h, steps), h, t_end, repeats)
-    return {"us_per_step": per_step, "com": com, "newton_per_step": newton}
-
-
-def _com(run) -> np.ndarray:
-    return np.array([run.final_outputs[k] for k in ("com_x", "com_y", "com_z")])
+    return measure_exudyn_mechanism(run_exudyn, formulation, h, t_end, repeats, "com")
 
 
 def measure_lgbench(formulation: str, h: float, t_end: float, repeats: int) -> dict[str, Any]:
-    from lgbench.runner.single_run import RunSpec, run_single
-
-    spec = RunSpec(MODEL, formulation, "generalized-alpha", h, t_end, options=(("newton", "full"), ("texp", True)))
-    runs = [run_single(spec) for _ in range(repeats + 1)][1:]     # the first one compiles or loads
-    for run in runs:
-        if run.status != "ok":
-            raise RuntimeError(f"lgbench constrained top {formulation}: {run.status}: {run.message}")
-    return {"us_per_step": 1e6 * min(run.cpu_s / run.steps for run in runs), "com": _com(runs[-1]),
-            "newton_per_step": runs[-1].statistics["newton_per_step"]}
+    return measure_lgbench_mechanism(MODEL, formulation, h, t_end, repeats, [("newton", "full"), ("texp", True)],
+                                     "com", COM_OUTPUTS)
 
 
 def reference_com(t_end: float, h: float) -> np.ndarray:
     """Centre of mass at t_end of lgbench's EP generalized-alpha at h (second order, full Newton)."""
     from lgbench.runner.single_run import RunSpec, run_single
 
-    return _com(run_single(RunSpec(MODEL, "EP", "generalized-alpha", h, t_end, options=(("newton", "full"),))))
+    return final_values(run_single(RunSpec(MODEL, "EP", "generalized-alpha", h, t_end, options=(("newton", "full"),))),
+                        COM_OUTPUTS)
 
 
 def compare(h: float, t_end: float, repeats: int) -> list[dict[str, Any]]:

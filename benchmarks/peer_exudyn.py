@@ -252,6 +252,53 @@ def marginal_cost(run, h: float, t_end: float, repeats: int) -> tuple[float, Any
     return 1e6 * (min(result[0] for result in runs) - setup) / (steps - SETUP_STEPS), runs[-1]
 
 
+def unrotated_rigid_body_node(formulation: str, position, velocity, omega):
+    """An Exudyn rigid-body node (RV Lie group, EP or Rxyz) at ``position`` with R = I, the global velocity
+    ``velocity`` and the body angular velocity ``omega`` (as angle or parameter rates where the node
+    type needs them)."""
+    from exudyn.itemInterface import NodeRigidBodyEP, NodeRigidBodyRotVecLG, NodeRigidBodyRxyz
+    from exudyn.rigidBodyUtilities import AngularVelocity2EulerParameters_t, AngularVelocity2RotXYZ_t, eulerParameters0
+
+    position, velocity, omega = list(position), list(velocity), list(omega)
+    if formulation == "RV":
+        return NodeRigidBodyRotVecLG(referenceCoordinates=position + [0.0] * 3, initialVelocities=velocity + omega)
+    if formulation == "Rxyz":
+        rates = list(AngularVelocity2RotXYZ_t(omega, [0.0, 0.0, 0.0]))
+        return NodeRigidBodyRxyz(referenceCoordinates=position + [0.0] * 3, initialVelocities=velocity + rates)
+    ep0 = list(eulerParameters0)
+    return NodeRigidBodyEP(referenceCoordinates=position + ep0,
+                           initialVelocities=velocity + list(AngularVelocity2EulerParameters_t(omega, ep0)))
+
+
+def measure_exudyn_mechanism(run_exudyn, formulation: str, h: float, t_end: float, repeats: int,
+                             quantity: str) -> dict[str, Any]:
+    """The Exudyn side of ``compare_mechanism``: ``run_exudyn(formulation, h, steps) -> (cpu, value, Newton
+    iterations per step)`` timed by ``marginal_cost``; the value as ``quantity``."""
+    per_step, (_, value, newton) = marginal_cost(lambda steps: run_exudyn(formulation, h, steps), h, t_end, repeats)
+    return {"us_per_step": per_step, quantity: value, "newton_per_step": newton}
+
+
+def final_values(run, names) -> np.ndarray:
+    """The named outputs of an lgbench run at its end."""
+    return np.array([run.final_outputs[name] for name in names])
+
+
+def measure_lgbench_mechanism(model: str, formulation: str, h: float, t_end: float, repeats: int, options,
+                              quantity: str, names) -> dict[str, Any]:
+    """The lgbench side of ``compare_mechanism``: generalized-alpha with ``options``, the minimum per step
+    over ``repeats`` timed runs after one that compiles or loads, the final outputs ``names`` as
+    ``quantity``."""
+    from lgbench.runner.single_run import RunSpec, run_single
+
+    spec = RunSpec(model, formulation, "generalized-alpha", h, t_end, options=tuple(options))
+    runs = [run_single(spec) for _ in range(repeats + 1)][1:]
+    for run in runs:
+        if run.status != "ok":
+            raise RuntimeError(f"lgbench {model} {formulation}: {run.status}: {run.message}")
+    return {"us_per_step": 1e6 * min(run.cpu_s / run.steps for run in runs), quantity: final_values(runs[-1], names),
+            "newton_per_step": runs[-1].statistics["newton_per_step"]}
+
+
 def compare_mechanism(model: str, formulations, measure_lgbench, measure_exudyn, reference: np.ndarray,
                       reference_name: str, quantity: str, h: float, t_end: float, repeats: int) -> list[dict[str, Any]]:
     """One row per formulation of a mechanism in both codes (generalized-alpha, full Newton): per-step

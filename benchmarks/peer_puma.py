@@ -24,7 +24,8 @@ from typing import Any
 import numpy as np
 
 from benchmarks.peer_exudyn import (
-    _exudyn, compare_mechanism, generalized_alpha_settings, marginal_cost, solve_generalized_alpha,
+    _exudyn, compare_mechanism, final_values, generalized_alpha_settings, measure_exudyn_mechanism,
+    measure_lgbench_mechanism, solve_generalized_alpha,
 )
 from lgbench.models.puma560 import DEFAULTS, LINK1_REGULARISED_MASS, N_JOINTS
 
@@ -103,29 +104,18 @@ def run_exudyn(formulation: str, h: float, steps: int) -> tuple[float, np.ndarra
 
 
 def measure_exudyn(formulation: str, h: float, t_end: float, repeats: int) -> dict[str, Any]:
-    per_step, (_, angles, newton) = marginal_cost(lambda steps: run_exudyn(formulation, h, steps), h, t_end, repeats)
-    return {"us_per_step": per_step, "angle": angles, "newton_per_step": newton}
+    return measure_exudyn_mechanism(run_exudyn, formulation, h, t_end, repeats, "angle")
 
 
 def measure_lgbench(formulation: str, h: float, t_end: float, repeats: int) -> dict[str, Any]:
-    from lgbench.runner.single_run import RunSpec, run_single
-
-    spec = RunSpec("puma560", formulation, "generalized-alpha", h, t_end)
-    runs = [run_single(spec) for _ in range(repeats + 1)][1:]
-    for run in runs:
-        if run.status != "ok":
-            raise RuntimeError(f"lgbench Puma 560 {formulation}: {run.status}: {run.message}")
-    return {"us_per_step": 1e6 * min(run.cpu_s / run.steps for run in runs),
-            "angle": np.array([runs[-1].final_outputs[name] for name in ANGLES]),
-            "newton_per_step": runs[-1].statistics["newton_per_step"]}
+    return measure_lgbench_mechanism("puma560", formulation, h, t_end, repeats, [], "angle", ANGLES)
 
 
 def reference_angles(t_end: float, h: float) -> np.ndarray:
     """Joint angles at t_end of lgbench's minimal-coordinate model, RK44 at h."""
     from lgbench.runner.single_run import RunSpec, run_single
 
-    run = run_single(RunSpec("puma560", "Min", "RK44", h, t_end))
-    return np.array([run.final_outputs[name] for name in ANGLES])
+    return final_values(run_single(RunSpec("puma560", "Min", "RK44", h, t_end)), ANGLES)
 
 
 def compare(h: float, t_end: float, repeats: int) -> list[dict[str, Any]]:

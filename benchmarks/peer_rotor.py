@@ -20,8 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.peer_exudyn import _exudyn, compare_mechanism, generalized_alpha_settings, marginal_cost, \
-    solve_generalized_alpha
+from benchmarks.peer_exudyn import (
+    _exudyn, compare_mechanism, final_values, generalized_alpha_settings, measure_exudyn_mechanism,
+    measure_lgbench_mechanism, solve_generalized_alpha, unrotated_rigid_body_node,
+)
 
 FORMULATIONS = ("RV", "EP", "Rxyz")
 MODEL = "rotor"
@@ -29,6 +31,7 @@ STEP = 6.25e-6
 """Step size of the comparison: the largest at which the Euler-parameter runs converge (Table 7)."""
 T_END = 0.02
 """Simulated time of the comparison (3200 steps; the rotor falls onto its supports, 12.8 Hz)."""
+P1 = ("p1_x", "p1_y", "p1_z")
 
 
 def _parameters():
@@ -43,23 +46,13 @@ def _parameters():
 def _build(formulation: str, h: float, steps: int):
     exu = _exudyn()
     from exudyn.itemInterface import (
-        Force, MarkerBodyPosition, MarkerBodyRigid, NodeRigidBodyEP, NodeRigidBodyRotVecLG, NodeRigidBodyRxyz,
-        ObjectConnectorCartesianSpringDamper, ObjectGround, ObjectRigidBody, Torque,
+        Force, MarkerBodyPosition, MarkerBodyRigid, ObjectConnectorCartesianSpringDamper, ObjectGround, ObjectRigidBody,
+        Torque,
     )
-    from exudyn.rigidBodyUtilities import AngularVelocity2EulerParameters_t, AngularVelocity2RotXYZ_t, eulerParameters0
 
     p, gravity, torque, omega = _parameters()
-    spin = [omega, 0.0, 0.0]
     origin = [0.0, 0.0, 0.0]
-    if formulation == "RV":
-        node = NodeRigidBodyRotVecLG(referenceCoordinates=origin + [0.0] * 3, initialVelocities=origin + spin)
-    elif formulation == "Rxyz":
-        rates = list(AngularVelocity2RotXYZ_t(spin, [0.0, 0.0, 0.0]))
-        node = NodeRigidBodyRxyz(referenceCoordinates=origin + [0.0] * 3, initialVelocities=origin + rates)
-    else:
-        ep0 = list(eulerParameters0)
-        node = NodeRigidBodyEP(referenceCoordinates=origin + ep0,
-                               initialVelocities=origin + list(AngularVelocity2EulerParameters_t(spin, ep0)))
+    node = unrotated_rigid_body_node(formulation, origin, origin, [omega, 0.0, 0.0])
     mbs = exu.SystemContainer().AddSystem()
     J = p["inertia"]
     body = mbs.AddObject(ObjectRigidBody(mass=p["mass"], nodeNumber=mbs.AddNode(node),
@@ -90,31 +83,18 @@ def run_exudyn(formulation: str, h: float, steps: int) -> tuple[float, np.ndarra
 
 
 def measure_exudyn(formulation: str, h: float, t_end: float, repeats: int) -> dict[str, Any]:
-    per_step, (_, p1, newton) = marginal_cost(lambda steps: run_exudyn(formulation, h, steps), h, t_end, repeats)
-    return {"us_per_step": per_step, "p1": p1, "newton_per_step": newton}
-
-
-def _p1(run) -> np.ndarray:
-    return np.array([run.final_outputs[k] for k in ("p1_x", "p1_y", "p1_z")])
+    return measure_exudyn_mechanism(run_exudyn, formulation, h, t_end, repeats, "p1")
 
 
 def measure_lgbench(formulation: str, h: float, t_end: float, repeats: int) -> dict[str, Any]:
-    from lgbench.runner.single_run import RunSpec, run_single
-
-    spec = RunSpec(MODEL, formulation, "generalized-alpha", h, t_end, options=(("newton", "full"),))
-    runs = [run_single(spec) for _ in range(repeats + 1)][1:]     # the first one compiles or loads
-    for run in runs:
-        if run.status != "ok":
-            raise RuntimeError(f"lgbench rotor {formulation}: {run.status}: {run.message}")
-    return {"us_per_step": 1e6 * min(run.cpu_s / run.steps for run in runs), "p1": _p1(runs[-1]),
-            "newton_per_step": runs[-1].statistics["newton_per_step"]}
+    return measure_lgbench_mechanism(MODEL, formulation, h, t_end, repeats, [("newton", "full")], "p1", P1)
 
 
 def reference_p1(t_end: float, h: float) -> np.ndarray:
     """p1 at t_end of lgbench's RV RK44 (RKMK, fourth order) at h."""
     from lgbench.runner.single_run import RunSpec, run_single
 
-    return _p1(run_single(RunSpec(MODEL, "RV", "RK44", h, t_end)))
+    return final_values(run_single(RunSpec(MODEL, "RV", "RK44", h, t_end)), P1)
 
 
 def compare(h: float, t_end: float, repeats: int) -> list[dict[str, Any]]:
