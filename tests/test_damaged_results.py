@@ -14,6 +14,7 @@ from lgbench.runner.execute import execute_study
 from lgbench.runner.study import load_study
 from lgbench.runner.single_run import TIMING_COLUMNS
 from lgbench.store import read_frame, read_metadata
+from lgbench.store.tables import DamagedTable
 
 from test_cli import assert_one_line_input_error, write_study
 
@@ -307,6 +308,25 @@ def test_a_last_row_cut_short_is_one_line_naming_file_line_and_repair_not_a_verd
     result = runner.invoke(app, [command, str(out)])
     assert_one_line_input_error(result, f"{out / name}: line 3: cut short", f"lgbench repair {out}", "--force")
     assert "REGRESSION" not in result.output and not (out / "report.md").exists()
+
+
+@pytest.mark.parametrize("name", list(CUT_SHORT))
+def test_a_last_row_cut_short_while_a_writer_holds_the_folder_is_the_row_being_written(folder, name):
+    """A reader that comes while ``lgbench run`` appends sees the table as it was before the append, not
+    damage; the same line with no writer is damage again. (A run's error rows are stored before its runs
+    row, so a runs row being written is a run not yet stored, which report leaves out.)"""
+    from lgbench.store import FolderLock, read_frame
+
+    _, out = folder
+    rows = len(read_frame(out / name))
+    cut_short(out / name)
+    with FolderLock(out):
+        assert len(read_frame(out / name)) == rows - 1
+        if name == "runs.csv":
+            result = runner.invoke(app, ["report", str(out)])
+            assert result.exit_code == 0, result.output
+    with pytest.raises(DamagedTable, match="line 3: cut short"):
+        read_frame(out / name)
 
 
 @pytest.mark.parametrize("name", list(CUT_SHORT))

@@ -4,7 +4,8 @@ Every append writes whole lines with a single ``os.write`` followed by ``fsync``
 short (an append that a kill, a full disk or a power cut interrupted) is removed before the next
 append, and the writer's reads (``read_rows``) ignore it; to every other reader (``read_frame``:
 check, plot, report) it is damage, reported like any other, never a table with a row silently
-missing. The header is fixed by the first row; a later row with new columns rewrites the file once
+missing, unless a writer holds the folder's lock: then it is the row being written, and the reader
+sees the table without it, as it was a moment before. The header is fixed by the first row; a later row with new columns rewrites the file once
 (temporary file + ``os.replace``) with the widened header, so old rows read the new columns as empty.
 """
 from __future__ import annotations
@@ -18,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from lgbench.store import atomic
-from lgbench.store.tables import DamagedTable, checked_rows, cut_short, damaged
+from lgbench.store.lock import folder_in_use
+from lgbench.store.tables import DamagedTable, checked_rows, cut_short, damaged, result_directory
 
 RUN_COLUMNS = ["run_id", "model", "formulation", "integrator", "integrator_kind", "variant", "h", "t_end",
                "status", "message", "steps", "cpu_s"]
@@ -28,7 +30,7 @@ ERROR_COLUMNS = ["run_id", "quantity", "measure", "value"]
 def _checked(path: Path, writing: bool) -> tuple[list[str], list[list[str]], str]:
     complete, cut = cut_short(path.read_bytes() if path.exists() else b"")
     header, rows = checked_rows(path, complete)
-    if cut and header and not writing:
+    if cut and header and not writing and not folder_in_use(result_directory(path)):
         raise damaged(path, cut)
     return header, rows, complete.decode("utf-8")
 
@@ -43,7 +45,7 @@ def read_rows(path: str | Path) -> list[dict[str, str]]:
 
 def read_frame(path: str | Path):
     """A CSV table as a pandas DataFrame (empty frame if it has no rows); a damaged table, also one whose
-    last line is cut short, is a ``DamagedTable`` error naming the line."""
+    last line is cut short while no writer holds the folder, is a ``DamagedTable`` error naming the line."""
     import pandas as pd
 
     header, _, text = _checked(Path(path), writing=False)

@@ -3,7 +3,8 @@
 An advisory ``fcntl.flock`` on ``DIR/.lgbench.lock``, held for a whole ``lgbench run`` (and by each
 study of ``lgbench reproduce``). The holder writes its pid, host and start time into the file, so a
 second writer fails at once with one line naming it, or waits with ``--wait``. The kernel releases
-the lock when the holder exits, however it exits; the file itself stays.
+the lock when the holder exits, however it exits; the file itself stays. Readers (check, plot, report)
+do not take the lock; ``folder_in_use`` tells them that a last line cut short is a row being written.
 """
 from __future__ import annotations
 
@@ -66,3 +67,20 @@ class FolderLock:
             fcntl.flock(self._handle, fcntl.LOCK_UN)
             self._handle.close()
             self._handle = None
+
+
+def folder_in_use(directory: str | Path) -> bool:
+    """True while a writer holds the lock of ``directory`` (in this process or another); a probe that
+    never waits and never creates the lock file."""
+    path = Path(directory) / LOCK_FILE
+    try:
+        handle = open(path, encoding="utf-8")
+    except OSError:
+        return False
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        fcntl.flock(handle, fcntl.LOCK_UN)
+    return False
