@@ -71,6 +71,32 @@ class _Commands(TyperGroup):
         typer.echo(f"error: {message}", err=True)
         raise typer.Exit(code)
 
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        """Click's own errors (an unknown option, a value of the wrong type, a missing argument) as one line
+        on stderr, "error: MESSAGE (see 'lgbench COMMAND --help')", exit 2, instead of the multi-line box
+        that typer draws; a bare ``lgbench`` still prints the help."""
+        import sys
+
+        usage_error, framework_error = typer.BadParameter.__mro__[1:3]   # typer's (vendored) click classes
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, False, **extra)
+        except usage_error as error:
+            if type(error).__name__ == "NoArgsIsHelpError":
+                error.show()
+                sys.exit(error.exit_code)
+            where = error.ctx.command_path if error.ctx is not None else "lgbench"
+            typer.echo(f"error: {error.format_message()} (see '{where} --help')", err=True)
+            sys.exit(error.exit_code)
+        except framework_error as error:
+            typer.echo(f"error: {error.format_message()}", err=True)
+            sys.exit(error.exit_code)
+        except typer.Abort:
+            typer.echo("interrupted", err=True)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
+
 
 app = typer.Typer(cls=_Commands, add_completion=False, no_args_is_help=True,
                   help="Lie group vs classical time integration of rigid multibody systems: studies, "

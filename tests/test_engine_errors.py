@@ -173,3 +173,17 @@ def test_usage_errors_stay_usage_errors_not_internal_errors(arguments):
     """The framework's own errors (a value of the wrong type, a missing argument) pass the internal-error net."""
     result = runner.invoke(app, arguments)
     assert result.exit_code == 2 and "internal error" not in result.output
+
+
+@pytest.mark.parametrize("arguments, text", [
+    (["run", "--bogus"], "No such option: --bogus"),
+    (["run"], "Missing argument 'STUDY.yaml'"),
+    (["simulate", "heavy_top", "-f", "RV", "-i", "RK44", "--step", "abc", "--t-end", "1"], "Invalid value for '--step'"),
+    (["nope"], "No such command 'nope'"),
+])
+def test_usage_errors_are_one_line_pointing_to_the_help(arguments, text):
+    """Click's own errors are one line like every other error, not typer's multi-line box."""
+    result = runner.invoke(app, arguments)
+    lines = result.output.strip().splitlines()
+    assert result.exit_code == 2 and len(lines) == 1, result.output
+    assert lines[0].startswith("error: ") and text in lines[0] and "--help')" in lines[0]
