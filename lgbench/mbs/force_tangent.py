@@ -28,6 +28,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from lgbench.lie.tait_bryan import body_rate_dot_apply_rxyz
 from lgbench.mbs.banded import BODY_BLOCK
 from lgbench.mbs.codes import (
     BODY_TORQUE, EP, EP_NORM_RATE_TORQUE, FREE, F_BODY, F_OTHER, F_TYPE, GLOBAL_TORQUE, GRAVITY,
@@ -36,9 +37,10 @@ from lgbench.mbs.codes import (
     SPRING_STIFFNESS, TORQUE,
 )
 from lgbench.mbs.constraints import _body_rotation, _cross3, _dot3, _rotate, _rotate_back, rate_map_entries
+from lgbench.mbs.dynamics import euler_moment
 from lgbench.mbs.loads import inertia_apply, joint_pd_torque
 from lgbench.mbs.manufactured import manufactured_load
-from lgbench.mbs.pose import body_angular_velocity, rotation_start
+from lgbench.mbs.pose import _vec3, body_angular_velocity, rotation_start
 from lgbench.mbs.system import B_COM, B_FORM, B_INERTIA, B_KIND, B_MASS, B_NV, B_QSTART, B_VSTART, GROUND
 
 WRENCH = 6              # [f (global); tau (body frame)], or [x; Pi], or [u; omega]
@@ -160,27 +162,26 @@ def _kinematics(body_int, i, form, q, v, R, K3, E):
             K3[w, 3 + a, rl + a] = 1.0
             E[i, rl + a, 3 + a] = 1.0
         return
+    W = rate_map_entries(form, q, qr)      # G(theta) (Rxyz) or 2 L(e) (EP), rows of 4 columns
+    n = 4 if form == EP else 3
+    scale = 1.0
     if form == EP:
-        W = rate_map_entries(EP, q, qr)
         scale = 1.0 / (q[qr] * q[qr] + q[qr + 1] * q[qr + 1] + q[qr + 2] * q[qr + 2] + q[qr + 3] * q[qr + 3])
         Wd = rate_map_entries(EP, v, vr)     # omega = W(e) e' = -W(e') e
         for a in range(3):
             for c in range(4):
                 K3[z, 3 + a, rl + c] = -Wd[4 * a + c]
-                K3[p, 3 + a, rl + c] = scale * W[4 * a + c]
-                K3[w, 3 + a, rl + c] = W[4 * a + c]
-                E[i, rl + c, 3 + a] = W[4 * a + c]
-        return
-    # Rxyz: W = G(theta) (``tait_bryan.body_rate_apply_rxyz``) and d(G(theta) theta')/dtheta
-    s1, c1 = np.sin(q[qr + 1]), np.cos(q[qr + 1])
-    s2, c2 = np.sin(q[qr + 2]), np.cos(q[qr + 2])
-    d0, d1 = v[vr], v[vr + 1]
-    G = (c1 * c2, s2, 0.0, -c1 * s2, c2, 0.0, s1, 0.0, 1.0)
-    _set_matrix3(K3, p, 3, rl, G, False)
-    _set_matrix3(K3, w, 3, rl, G, False)
-    _set_matrix3(E, i, rl, 3, G, True)
-    K3[z, 3, rl + 1], K3[z, 4, rl + 1], K3[z, 5, rl + 1] = -s1 * c2 * d0, s1 * s2 * d0, c1 * d0
-    K3[z, 3, rl + 2], K3[z, 4, rl + 2] = -c1 * s2 * d0 + c2 * d1, -c1 * c2 * d0 - s2 * d1
+    else:   # Rxyz: d(G(theta) theta')/dtheta
+        s1, c1 = np.sin(q[qr + 1]), np.cos(q[qr + 1])
+        s2, c2 = np.sin(q[qr + 2]), np.cos(q[qr + 2])
+        d0, d1 = v[vr], v[vr + 1]
+        K3[z, 3, rl + 1], K3[z, 4, rl + 1], K3[z, 5, rl + 1] = -s1 * c2 * d0, s1 * s2 * d0, c1 * d0
+        K3[z, 3, rl + 2], K3[z, 4, rl + 2] = -c1 * s2 * d0 + c2 * d1, -c1 * c2 * d0 - s2 * d1
+    for a in range(3):
+        for c in range(n):
+            K3[p, 3 + a, rl + c] = scale * W[4 * a + c]
+            K3[w, 3 + a, rl + c] = W[4 * a + c]
+            E[i, rl + c, 3 + a] = W[4 * a + c]
 
 
 @njit(inline="always")
@@ -259,16 +260,13 @@ def _skew_entry(a, r, c):
 
 @njit(inline="always")
 def _rxyz_terms(body_real, i, q, qr, v, vr, m, rate, transposed):
-    """Rxyz: the moment m less J G'(theta, theta') theta' (``tait_bryan.body_rate_dot_apply_rxyz``), its
-    derivatives by theta (rate[0]) and theta' (rate[1]), and d(G(theta)^T m)/dtheta into transposed[0:3, 0:3],
-    from one evaluation of the trigonometric functions."""
+    """Rxyz: the moment m less J G'(theta, theta') theta' (``tait_bryan.body_rate_dot_apply_rxyz``), the
+    derivatives of G' theta' by theta (rate[0]) and theta' (rate[1]), and d(G(theta)^T m)/dtheta into
+    transposed[0:3, 0:3]."""
+    ja = inertia_apply(body_real, i, body_rate_dot_apply_rxyz(_vec3(q, qr), _vec3(v, vr)))
     s1, c1 = np.sin(q[qr + 1]), np.cos(q[qr + 1])
     s2, c2 = np.sin(q[qr + 2]), np.cos(q[qr + 2])
     d0, d1, d2 = v[vr], v[vr + 1], v[vr + 2]
-    a0 = (-s1 * c2 * d1 - c1 * s2 * d2) * d0 + (c2 * d2) * d1
-    a1 = (s1 * s2 * d1 - c1 * c2 * d2) * d0 + (-s2 * d2) * d1
-    a2 = (c1 * d1) * d0
-    ja = inertia_apply(body_real, i, (a0, a1, a2))
     m = (m[0] - ja[0], m[1] - ja[1], m[2] - ja[2])
     dz, dv = rate[0], rate[1]
     dz[0, 1] = (-c1 * c2 * d1 + s1 * s2 * d2) * d0
@@ -314,8 +312,7 @@ def _add_body_terms(body_int, body_real, slot, i, form, q, v, R, kinematics, E, 
     J = B_INERTIA
     o = body_angular_velocity(form, q, qr, v, vr)
     h = inertia_apply(body_real, i, o)
-    oxh = _cross3(o, h)
-    m = (torque[i, 0] - oxh[0], torque[i, 1] - oxh[1], torque[i, 2] - oxh[2])
+    m = euler_moment(body_real, i, torque, o[0], o[1], o[2])
     D = tw.gyro
     for b in range(3):
         j0, j1, j2 = body_real[i, J + b], body_real[i, J + 3 + b], body_real[i, J + 6 + b]
@@ -558,7 +555,6 @@ def force_tangent_inline(sys, q, v, t, force, torque, tw, Kg, Cg):
     slot = tw.slot
     for i in range(body_int.shape[0]):
         form = body_int[i, B_FORM]
-        qr, _ = rotation_start(body_int, i)
         R = _body_rotation(body_int, i, q)
         for r in range(9):
             rotation[i, r] = R[r]
