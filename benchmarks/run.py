@@ -1,8 +1,9 @@
-"""Per-step CPU cost of lgbench's compiled engine, and Exudyn beside it on four mechanisms.
+"""Per-step CPU cost of lgbench's compiled engine, and Exudyn beside it on five mechanisms.
 
     .venv/bin/python benchmarks/run.py            # or: make bench        (about 3 minutes warm)
     .venv/bin/python benchmarks/run.py --quick    # or: make bench-quick  (under a minute warm)
     .venv/bin/python benchmarks/run.py --only "heavy top" --no-peer
+    .venv/bin/python benchmarks/run.py --no-suite --peer slider_crank
 
 Part 1 (benchmarks/suite.py): every model x formulation x integrator family of the suite, CPU
 microseconds per step as the minimum over repeats of ``time.process_time`` of the integration loop
@@ -20,8 +21,12 @@ the final centre of mass against lgbench's EP generalized-alpha at h / 10.
 Part 5 (benchmarks/peer_rotor.py): the high-speed rotor in both codes (RV, EP, Rxyz, generalized-alpha
 h = 6.25e-6, full Newton, over 0.02 s): the same columns, with the final left support point against
 lgbench's RV RK44 at h / 10.
+Part 6 (benchmarks/peer_slider_crank.py): the IFToMM spatial slider-crank in both codes (RV, EP, Rxyz,
+generalized-alpha h = 1e-3, full Newton, over 1 s, quick 0.2 s): the same columns, with the final slider
+position, crank angle and crank rate against lgbench's EP generalized-alpha (Newton 1e-12) at h / 10.
 
-Writes benchmarks/results/suite.csv, peer.csv, peer_puma.csv, peer_constrained_top.csv and peer_rotor.csv
+Writes benchmarks/results/suite.csv, peer.csv, peer_puma.csv, peer_constrained_top.csv, peer_rotor.csv and
+peer_slider_crank.csv
 (gitignored); every row carries its provenance (versions, git commit, source hash, CPU, date).
 """
 from __future__ import annotations
@@ -37,7 +42,11 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import lgbench  # noqa: E402,F401  (first: one BLAS thread before numpy loads, see lgbench/__init__.py)
-from benchmarks import peer_constrained_top, peer_exudyn, peer_puma, peer_rotor, suite  # noqa: E402
+from benchmarks import (  # noqa: E402
+    peer_constrained_top, peer_exudyn, peer_puma, peer_rotor, peer_slider_crank, suite,
+)
+
+PEERS = ("heavy_top", "puma", "constrained_top", "rotor", "slider_crank")
 
 
 def write_csv(path: Path, rows: list[dict], provenance: dict) -> None:
@@ -142,7 +151,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--target", type=float, help="CPU seconds per timed run (default 0.1, quick 0.02)")
     parser.add_argument("--only", help="run only the suite cases whose name or group contains this text")
     parser.add_argument("--no-suite", action="store_true", help="skip part 1")
-    parser.add_argument("--no-peer", action="store_true", help="skip part 2 (Exudyn)")
+    parser.add_argument("--no-peer", action="store_true", help="skip parts 2-6 (Exudyn)")
+    parser.add_argument("--peer", choices=PEERS, action="append",
+                        help="run only this mechanism's Exudyn comparison (repeatable; default all)")
     parser.add_argument("--peer-h", type=float, default=2.5e-5,
                         help="step size of the peer comparison (default 2.5e-5: Rxyz generalized-alpha fails "
                              "near gimbal lock at 5e-5 and above, paper 000 Table 4)")
@@ -168,13 +179,20 @@ def main(argv: list[str] | None = None) -> int:
           "load, model build); never part of us/step")
     if not args.no_suite:
         run_suite(args, provenance)
-    if not args.no_peer:
+    peers = set() if args.no_peer else set(args.peer or PEERS)
+    if "heavy_top" in peers:
         run_peer(args, provenance)
+    if "puma" in peers:
         run_peer_mechanism(args, provenance, 3, "Puma 560", peer_puma, "angle", "peer_puma.csv")
+    if "constrained_top" in peers:
         run_peer_mechanism(args, provenance, 4, "heavy top with a spherical joint", peer_constrained_top, "com",
                            "peer_constrained_top.csv", peer_constrained_top.T_END)
+    if "rotor" in peers:
         run_peer_mechanism(args, provenance, 5, "high-speed rotor", peer_rotor, "p1", "peer_rotor.csv",
                            peer_rotor.T_END)
+    if "slider_crank" in peers:
+        run_peer_mechanism(args, provenance, 6, "spatial slider-crank", peer_slider_crank, "state",
+                           "peer_slider_crank.csv")
     print(f"\ntotal wall time {time.perf_counter() - wall:.0f} s")
     return 0
 

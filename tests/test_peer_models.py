@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("exudyn")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks import peer_constrained_top, peer_exudyn, peer_puma, peer_rotor  # noqa: E402
+from benchmarks import peer_constrained_top, peer_exudyn, peer_puma, peer_rotor, peer_slider_crank  # noqa: E402
 
 
 def assert_agree_within_the_error(lgbench, exudyn, reference):
@@ -59,3 +59,14 @@ def test_exudyn_rotor_agrees_with_lgbench_to_the_integration_error(formulation):
     lg = peer_rotor.measure_lgbench(formulation, h, t_end, repeats=1)
     _, p1, _ = peer_rotor.run_exudyn(formulation, h, int(round(t_end / h)))
     assert_agree_within_the_error(lg["p1"], p1, peer_rotor.reference_p1(t_end, h / 10))
+
+
+@pytest.mark.parametrize("formulation", peer_slider_crank.FORMULATIONS)
+def test_exudyn_slider_crank_agrees_with_lgbench_to_the_integration_error(formulation):
+    """Paper 000 Sect. 4.3 (revolute, spherical, universal, prismatic joints) in both codes from the same
+    initial state, generalized-alpha h = 1e-3 over 0.2 s; reference: lgbench EP generalized-alpha with
+    Newton tolerance 1e-12 at h / 10."""
+    h, t_end = peer_slider_crank.STEP, 0.2
+    lg = peer_slider_crank.measure_lgbench(formulation, h, t_end, repeats=1)
+    _, state, _ = peer_slider_crank.run_exudyn(formulation, h, int(round(t_end / h)))
+    assert_agree_within_the_error(lg["state"], state, peer_slider_crank.reference_state(t_end, h / 10))
