@@ -43,7 +43,7 @@ from lgbench.mbs.banded import (
     BODY_BLOCK, BandMatrix, BandStructure, band_factor, band_matrix, band_solve, band_structure, dense_structure,
 )
 from lgbench.mbs.codes import DIVERGED, OK
-from lgbench.mbs.constraints import constraint_matrix, constraint_residual
+from lgbench.mbs.constraints import constraint_matrix, constraint_residual_inline
 from lgbench.mbs.coordinate_update import update_coordinates_inline
 from lgbench.mbs.force_tangent import TangentWorkspace, empty_tangent_workspace, tangent_workspace
 from lgbench.mbs.dense import all_finite, lu_factor, lu_solve, matrix_vector_into
@@ -60,7 +60,7 @@ def _residual_norm(sys, q, v, a, lam, t, index2, band, Mb, Cb, M, C, force, torq
     else:
         dynamic_residual_inline(sys, q, v, a, lam, t, M, C, force, torque, g, r)
     if phi.shape[0] > 0:
-        constraint_residual(sys, q, t, phi)
+        constraint_residual_inline(sys, q, t, phi)
     s = 0.0
     for k in range(r.shape[0]):
         s += r[k] * r[k]

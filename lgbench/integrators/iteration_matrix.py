@@ -18,7 +18,7 @@ from lgbench.mbs.codes import RV, SE3
 from lgbench.mbs.constraints import constraint_matrix
 from lgbench.mbs.coordinate_update import update_coordinates, update_coordinates_inline
 from lgbench.mbs.force_tangent import force_tangent_inline
-from lgbench.mbs.pose import _rot_start
+from lgbench.mbs.pose import rotation_start
 from lgbench.mbs.residual import dynamic_residual, generalized_forces_inline
 from lgbench.mbs.system import B_FORM, B_NV, B_VSTART, S_NC, S_NV
 
@@ -41,35 +41,36 @@ def _write_tangent_so3(psi, k, T, r0):
 
 
 @njit(cache=True)
-def _add_body_tangent(sys, i, dq, T, col0):
+def _add_body_tangent(body_int, i, dq, T, col0):
     """Body i's block of T(dq) into T at col0: T_SO3 on the rotation block of RV nodes (in place),
     T_SE3 (paper 002 eq. 35) on the 6-block of SE3 nodes; the identity entries are left to the caller."""
-    vs = sys.body_int[i, B_VSTART]
-    if sys.body_int[i, B_FORM] == RV:
-        qr, vr = _rot_start(sys, i)
+    vs = body_int[i, B_VSTART]
+    if body_int[i, B_FORM] == RV:
+        qr, vr = rotation_start(body_int, i)
         _write_tangent_so3(dq, qr, T, vr + col0 - vs)
-    elif sys.body_int[i, B_FORM] == SE3:
+    elif body_int[i, B_FORM] == SE3:
         T[col0:col0 + 6, col0:col0 + 6] = tangent_operator_se3(dq[vs:vs + 6])
 
 
 @njit(cache=True)
-def _tangent_matrix(sys, dq, T):
-    """Block-diagonal T(dq): the bodies' blocks of ``_add_body_tangent``, I elsewhere."""
+def _tangent_matrix(body_int, dq, T):
+    """Block-diagonal T(dq): the bodies' blocks of ``_add_body_tangent``, I elsewhere. Takes body_int, not
+    the system tuple (a compiled call copies every array of a tuple argument)."""
     T[:, :] = 0.0
     for k in range(T.shape[0]):
         T[k, k] = 1.0
-    for i in range(sys.body_int.shape[0]):
-        _add_body_tangent(sys, i, dq, T, sys.body_int[i, B_VSTART])
+    for i in range(body_int.shape[0]):
+        _add_body_tangent(body_int, i, dq, T, body_int[i, B_VSTART])
 
 
 @njit(cache=True)
-def _tangent_blocks(sys, dq, Tb):
+def _tangent_blocks(body_int, dq, Tb):
     """T(dq) by bodies: Tb[i] over body i's own velocity coordinates."""
     Tb[:, :, :] = 0.0
-    for i in range(sys.body_int.shape[0]):
+    for i in range(body_int.shape[0]):
         for k in range(Tb.shape[1]):
             Tb[i, k, k] = 1.0
-        _add_body_tangent(sys, i, dq, Tb[i], 0)
+        _add_body_tangent(body_int, i, dq, Tb[i], 0)
 
 
 @njit(cache=True)
@@ -208,7 +209,7 @@ def iteration_matrix_at_residual(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts,
                                       w.g, w.gp, w.K if positions else w.Ct)
     texp = opts.texp
     if texp:
-        _tangent_matrix(sys, dqn, w.T)
+        _tangent_matrix(sys.body_int, dqn, w.T)
     for r in range(nv):
         for c in range(nv):
             S[r, c] = scale * (w.M[r, c] * bp + w.Ct[r, c] * gp + (_times_tangent(w.K, w.T, r, c) if texp
@@ -266,7 +267,7 @@ def band_iteration_matrix(sys, q, dqn, v, t, bp, gp, scale, opts, w):
         _grouped_force_blocks(sys, q, v, t, rel, floor, True, w.z, w.qp, w.vp, w.force, w.torque, w.g, w.gp, w.Kg)
         _grouped_force_blocks(sys, q, v, t, rel, floor, False, w.z, w.qp, w.vp, w.force, w.torque, w.g, w.gp, w.Cg)
     if texp:
-        _tangent_blocks(sys, dqn, w.Tb)
+        _tangent_blocks(sys.body_int, dqn, w.Tb)
     band_clear(w.bm)
     groups = sys.force_groups
     for grp in range(groups.shape[0]):

@@ -238,20 +238,21 @@ def _add_body_frame_point_jacobian(body_int, i, q, g, row, C, col0):
 
 
 @njit(cache=True)
-def constraint_residual(sys, q, t, phi):
-    """Phi(q) for all constraint rows; allocation-free (``body_point``, ``body_vector``)."""
-    body_int = sys.body_int
+def constraint_rows(body_int, joint_int, joint_real, q, phi):
+    """Phi(q) for all constraint rows; allocation-free (``body_point``, ``body_vector``). The kernel takes
+    the three arrays it reads, not the system tuple: a compiled call copies every array of a tuple
+    argument, which cost as much as the constraint rows of a small mechanism."""
     for i in range(body_int.shape[0]):
         row = body_int[i, B_CROW]
         if row >= 0:
-            qr, _ = _rot_start(sys, i)
+            qr, _ = rotation_start(body_int, i)
             phi[row] = q[qr] ** 2 + q[qr + 1] ** 2 + q[qr + 2] ** 2 + q[qr + 3] ** 2 - 1.0
-    for j in range(sys.joint_int.shape[0]):
-        row = sys.joint_int[j, J_ROW]
-        b1 = sys.joint_int[j, J_BODY1]
-        b2 = sys.joint_int[j, J_BODY2]
-        p = sys.joint_real[j]
-        kind = sys.joint_int[j, J_TYPE]
+    for j in range(joint_int.shape[0]):
+        row = joint_int[j, J_ROW]
+        b1 = joint_int[j, J_BODY1]
+        b2 = joint_int[j, J_BODY2]
+        p = joint_real[j]
+        kind = joint_int[j, J_TYPE]
         if kind == COINCIDENT:
             p1 = body_point(body_int, b1, q, _joint_vector(p, 0))
             p2 = body_point(body_int, b2, q, _joint_vector(p, 3))
@@ -277,11 +278,30 @@ def constraint_residual(sys, q, t, phi):
             phi[row] = 0.5 * (_dot3(d, d) - p[J_LENGTH] * p[J_LENGTH])
 
 
+@njit(inline="always")
+def constraint_residual_inline(sys, q, t, phi):
+    """Phi(q) (``constraint_rows``) inside a compiled caller: hands the kernel three arrays of the system."""
+    constraint_rows(sys.body_int, sys.joint_int, sys.joint_real, q, phi)
+
+
+@njit(cache=True)
+def constraint_residual(sys, q, t, phi):
+    """Phi(q) (``constraint_rows``) for Python callers."""
+    constraint_rows(sys.body_int, sys.joint_int, sys.joint_real, q, phi)
+
+
+@njit(inline="always")
+def constraint_matrix_inline(sys, q, C):
+    """B(q) (n_constraints x nv), Phi' = B v (paper 000 eq. 10), inside a compiled caller
+    (``constraint_jacobian`` on three arrays of the system)."""
+    C[:, :] = 0.0
+    constraint_jacobian(sys.body_int, sys.joint_int, sys.joint_real, q, C, C, True)
+
+
 @njit(cache=True)
 def constraint_matrix(sys, q, C):
-    """B(q) (n_constraints x nv), Phi' = B v (paper 000 eq. 10)."""
-    C[:, :] = 0.0
-    _constraint_jacobian(sys, q, C, C, True)
+    """B(q) for Python callers (``constraint_matrix_inline``)."""
+    constraint_matrix_inline(sys, q, C)
 
 
 @njit(cache=True)
@@ -289,7 +309,7 @@ def constraint_blocks(sys, q, Cb):
     """B(q) by rows and bodies: Cb[row, 0, :] = d Phi'_row / d v_body1 and Cb[row, 1, :] for body2
     (``constraint_row_bodies``), each over that body's own velocity coordinates; O(rows), no dense B."""
     Cb[:, :, :] = 0.0
-    _constraint_jacobian(sys, q, Cb[:, 0, :], Cb[:, 1, :], False)
+    constraint_jacobian(sys.body_int, sys.joint_int, sys.joint_real, q, Cb[:, 0, :], Cb[:, 1, :], False)
 
 
 def constraint_row_bodies(sys) -> np.ndarray:
@@ -306,26 +326,25 @@ def constraint_row_bodies(sys) -> np.ndarray:
 
 
 @njit(cache=True)
-def _constraint_jacobian(sys, q, C1, C2, dense):
+def constraint_jacobian(body_int, joint_int, joint_real, q, C1, C2, dense):
     """Adds the rows of B: body1's part into C1, body2's into C2, at its B_VSTART (dense) or 0;
-    allocation-free (tuples)."""
-    body_int = sys.body_int
+    allocation-free (tuples); three arrays of the system, as ``constraint_rows``."""
     for i in range(body_int.shape[0]):
         row = body_int[i, B_CROW]
         if row >= 0:
-            qr, vr = _rot_start(sys, i)
+            qr, vr = rotation_start(body_int, i)
             if not dense:
                 vr -= body_int[i, B_VSTART]
             for k in range(4):
                 C1[row, vr + k] = 2.0 * q[qr + k]
-    for j in range(sys.joint_int.shape[0]):
-        row = sys.joint_int[j, J_ROW]
-        b1 = sys.joint_int[j, J_BODY1]
-        b2 = sys.joint_int[j, J_BODY2]
+    for j in range(joint_int.shape[0]):
+        row = joint_int[j, J_ROW]
+        b1 = joint_int[j, J_BODY1]
+        b2 = joint_int[j, J_BODY2]
         o1 = body_int[b1, B_VSTART] if dense and b1 != GROUND else 0
         o2 = body_int[b2, B_VSTART] if dense and b2 != GROUND else 0
-        p = sys.joint_real[j]
-        kind = sys.joint_int[j, J_TYPE]
+        p = joint_real[j]
+        kind = joint_int[j, J_TYPE]
         a1 = _joint_vector(p, 0)
         a2 = _joint_vector(p, 3)
         if kind == COINCIDENT:

@@ -10,7 +10,7 @@ from numba import njit
 from lgbench.lie.tait_bryan import body_rate_dot_apply_rxyz
 from lgbench.mbs.chain import chain_generalized_forces, chain_mass_matrix
 from lgbench.mbs.codes import EP, FREE, RV, RXYZ, SE3
-from lgbench.mbs.constraints import constraint_blocks, constraint_matrix, rate_map_entries
+from lgbench.mbs.constraints import constraint_blocks, constraint_matrix_inline, rate_map_entries
 from lgbench.mbs.dense import cross, mat3t_vec
 from lgbench.mbs.dynamics import euler_moment
 from lgbench.mbs.loads import applied_loads
@@ -161,7 +161,7 @@ def dynamic_residual_inline(sys, q, v, a, lam, t, M, C, force, torque, g, r):
     mass_matrix(sys, q, M)
     generalized_forces_inline(sys, q, v, t, force, torque, g)
     if C.shape[0] > 0:
-        constraint_matrix(sys, q, C)
+        constraint_matrix_inline(sys, q, C)
     n = r.shape[0]
     for k in range(n):
         s = 0.0
