@@ -423,6 +423,7 @@ def simulate(
     spec = single_run.RunSpec(model, formulation, integrator, step, t_end, as_items(params), as_items(options))
     from lgbench.cli_progress import Interrupted, interruptible
 
+    _announce_compilation()
     try:
         with interruptible():
             result = single_run.run_single(spec, n_samples=samples if csv else None)
@@ -440,6 +441,16 @@ def simulate(
             raise InputError("the run returned no time series", field="--csv")
         write_series(csv, result.series)
         typer.echo(f"time series: {csv}")
+
+
+def _announce_compilation() -> None:
+    """On an empty compile cache, say on stderr that the engine is compiled first (run and reproduce
+    say it through their progress lines): simulate was silent for a minute or more on a first run."""
+    from lgbench._compile_cache import compile_notice
+
+    notice = compile_notice()
+    if notice:
+        typer.echo(notice, err=True)
 
 
 @app.command()
@@ -471,6 +482,7 @@ def reference(study_file: Annotated[Path, typer.Argument(metavar="STUDY.yaml", h
     if study.reference.exact:
         typer.echo(f"{study.name}: the reference is the model's exact solution; nothing to compute")
         return
+    _announce_compilation()
     result, cached = compute_reference(study, use_cache=not force, warn=lambda text: typer.echo(text, err=True))
     key = reference_key(reference_spec(study), study.samples)
     if result.status != "ok":

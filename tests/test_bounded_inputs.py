@@ -39,7 +39,8 @@ def test_a_run_that_stops_before_t_end_is_not_ok(monkeypatch):
     (["--step", "1e-3", "--t-end", "1e308"], "field '--t-end'"),
     (["--step", "1e-3", "--t-end", "inf"], "field '--t-end'"),
     (["--step", "1e-9", "--t-end", "1000"], "step budget"),
-    (["--step", "1e-3", "--t-end", "1", "--option", "fd_relative_step=0"], "fd_relative_step"),
+    (["--step", "1e-3", "--t-end", "1", "-i", "generalized-alpha", "--option", "fd_relative_step=0"],
+     "fd_relative_step"),
 ], ids=["tiny_step", "step_over_t_end", "huge_t_end", "inf_t_end", "over_budget", "zero_option"])
 def test_simulate_refuses_unbounded_runs_before_starting(arguments, fragment):
     result = runner.invoke(app, ["simulate", "heavy_top", "-f", "RV", "-i", "RK44", *arguments])
@@ -71,8 +72,11 @@ def test_max_steps_raises_the_step_budget(tmp_path):
     ({"integrators": [3]}, "field 'integrators[0]'"),
     ({"name": ".."}, "field 'name'"),
     ({"name": "a/b"}, "field 'name'"),
+    ({"samples": 11, "series_plots": [{"outputs": ["energy"], "title": "drift of $\\frac{$"}]},
+     "field 'series_plots[0].title'"),
 ], ids=["huge_t_end", "inf_t_end", "tiny_h", "inf_h", "huge_n", "tiny_reference_h", "huge_samples",
-        "huge_grid", "zero_fd_step", "entry_typo", "entry_label", "entry_number", "dotdot_name", "slash_name"])
+        "huge_grid", "zero_fd_step", "entry_typo", "entry_label", "entry_number", "dotdot_name", "slash_name",
+        "math_title"])
 def test_unbounded_or_misplaced_study_fields_are_one_line_naming_the_real_field(tmp_path, changes, fragment):
     path = write_study(tmp_path, **changes)
     with pytest.raises(InputError) as caught:
@@ -80,6 +84,14 @@ def test_unbounded_or_misplaced_study_fields_are_one_line_naming_the_real_field(
     message = str(caught.value)
     assert fragment in message and "constrained-str" not in message and "@" not in message
     assert "\n" not in message and len(message) < 500
+
+
+def test_a_title_with_math_that_parses_or_a_lone_dollar_is_drawn(tmp_path):
+    """A mathtext title that matplotlib cannot parse stopped 'lgbench plot' as an internal error (a60e2db:
+    a ValueError traceback); one that parses, or a lone '$', is a valid title."""
+    for title in ["energy $E - E_0$ over $t$", "costs $5", "two\nlines $x^2$"]:
+        study = load_study(write_study(tmp_path, samples=11, series_plots=[{"outputs": ["energy"], "title": title}]))
+        assert study.series_plots[0].title == title
 
 
 def test_numbers_written_as_yaml_text_are_numbers_for_every_option(tmp_path):

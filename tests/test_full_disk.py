@@ -1,11 +1,14 @@
 """A full disk: a run into a small tmpfs ends with one line, leaves only whole files, and a full
 reference cache is a warning. Skipped where the test cannot mount a tmpfs."""
+import os
 import subprocess
 
 import pytest
 from typer.testing import CliRunner
 
 from lgbench.cli import app
+from lgbench.runner.execute import execute_study
+from lgbench.runner.study import load_study
 from lgbench.store import append_rows, atomic, read_frame, read_rows
 
 from test_cli import write_study
@@ -13,15 +16,37 @@ from test_cli import write_study
 runner = CliRunner()
 
 
-@pytest.fixture
-def small_disk(tmp_path):
+def mounted_disk(tmp_path, size: str):
     mount = tmp_path / "disk"
     mount.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=96k", "tmpfs", str(mount)], capture_output=True)
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mount)], capture_output=True)
     if done.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here ({done.stderr.decode(errors='replace').strip()[:80]})")
     yield mount
     subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    yield from mounted_disk(tmp_path, "96k")
+
+
+@pytest.fixture
+def disk(tmp_path):
+    yield from mounted_disk(tmp_path, "4m")
+
+
+def fill(disk, keep: int) -> None:
+    """Fill ``disk`` up, then free about ``keep`` bytes (whole pages)."""
+    with open(disk / "filler", "wb", buffering=0) as filler:
+        for chunk in (65536, 4096):
+            try:
+                while True:
+                    filler.write(b"\0" * chunk)
+            except OSError:
+                pass
+    size = (disk / "filler").stat().st_size
+    os.truncate(disk / "filler", max(0, size - (keep // 4096 + 1) * 4096))
 
 
 def test_a_full_disk_is_one_line_and_leaves_whole_files(tmp_path, small_disk, monkeypatch):
@@ -46,3 +71,21 @@ def test_a_row_that_does_not_fit_on_a_full_disk_is_taken_back_whole(small_disk):
     with pytest.raises(OSError, match="No space left"):
         append_rows(path, [{"run_id": "b", "message": "y" * 5_000}])
     assert path.read_bytes() == before and len(read_rows(path)) == 1
+
+
+def test_a_full_disk_during_report_keeps_the_old_report_whole(tmp_path, disk):
+    """report.html was written in place: on a full disk a60e2db left it cut short (81920 bytes, no closing
+    tag) after one error line. Now the new report goes to a temporary name first: the old one stays whole."""
+    out = disk / "out"
+    execute_study(load_study(write_study(tmp_path, formulations=["RV", "Rxyz"])), out)
+    assert runner.invoke(app, ["plot", str(out), "-k", "convergence"]).exit_code == 0
+    assert runner.invoke(app, ["report", str(out)]).exit_code == 0
+    before = {name: (out / name).read_bytes() for name in ("report.md", "report.html")}
+    assert runner.invoke(app, ["plot", str(out), "-k", "cpu_time"]).exit_code == 0    # the next report is larger
+    fill(disk, len(before["report.md"]) + 4096)       # room for report.md, not for report.html
+    result = runner.invoke(app, ["report", str(out)])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert result.stderr.count("\n") == 1 and "No space left on device" in result.stderr
+    assert (out / "report.html").read_bytes() == before["report.html"]
+    assert (out / "report.md").read_bytes().endswith(b"\n")
+    assert not list(out.rglob(f"*{atomic.SUFFIX}"))

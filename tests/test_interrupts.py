@@ -210,3 +210,68 @@ def test_a_signal_outside_a_run_ends_any_command_with_one_line(monkeypatch):
     result = CliRunner().invoke(cli.app, ["list", "models"])
     assert result.exit_code == 130 and result.output.strip().endswith("interrupted")
     assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_simulate_on_a_cold_engine_cache_says_it_compiles_first(tmp_path, monkeypatch):
+    """simulate, the README tour's first command, said nothing for a minute or more while the engine
+    compiled (a60e2db: 78 s of silence on a 2-core machine); the notice goes to stderr, the results to stdout."""
+    import lgbench
+    from typer.testing import CliRunner
+
+    from lgbench.cli import app
+
+    monkeypatch.setattr(lgbench, "NUMBA_CACHE_DIR", str(tmp_path / "empty"))
+    result = CliRunner().invoke(app, ["simulate", "heavy_top", "-f", "RV", "-i", "RK44", "--step", "1e-3",
+                                      "--t-end", "0.01"])
+    assert result.exit_code == 0, result.output
+    assert "compiling the engine for this machine, once" in result.stderr
+    assert result.stdout.startswith("status: ok")
+
+
+DIES_WHILE_SAVING = """
+import os, signal, sys
+from matplotlib.figure import Figure
+
+def savefig(self, target, *args, **kwargs):
+    # a SIGKILL halfway through writing the second figure
+    Figure.saved = getattr(Figure, "saved", 0) + 1
+    real(self, target, *args, **kwargs)
+    if Figure.saved == 2:
+        data = open(target, "rb").read()
+        open(target, "wb").write(data[: len(data) // 2])
+        os.kill(os.getpid(), signal.SIGKILL)
+
+real, Figure.savefig = Figure.savefig, savefig
+from lgbench.cli import app
+app(sys.argv[1:])
+"""
+
+
+def whole_png(data: bytes) -> bool:
+    return data.startswith(b"\x89PNG\r\n\x1a\n") and data.endswith(b"IEND\xaeB`\x82")
+
+
+def test_a_kill_during_plot_leaves_whole_figures_and_report_embeds_only_whole_ones(tmp_path):
+    """SIGKILL while 'plot' writes a figure left a PNG cut short that 'report' then embedded (a60e2db);
+    figures are written to a temporary name and renamed, so the old figure stays whole."""
+    import base64
+    import re
+
+    from typer.testing import CliRunner
+
+    from lgbench.cli import app
+    from lgbench.runner.execute import execute_study
+    from lgbench.runner.study import load_study
+
+    out = tmp_path / "out"
+    execute_study(load_study(write_study(tmp_path, formulations=["RV", "Rxyz"])), out)
+    assert CliRunner().invoke(app, ["plot", str(out)]).exit_code == 0
+    before = {path.name: path.read_bytes() for path in (out / "figures").glob("*.png")}
+    killed = subprocess.run([sys.executable, "-c", DIES_WHILE_SAVING, "plot", str(out)], capture_output=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    after = {path.name: path.read_bytes() for path in (out / "figures").glob("*.png")}
+    assert after.keys() == before.keys() and all(whole_png(data) for data in after.values())
+    assert CliRunner().invoke(app, ["report", str(out)]).exit_code == 0
+    embedded = re.findall(r'src="data:image/png;base64,([^"]+)"', (out / "report.html").read_text())
+    assert len(embedded) == len(before) and all(whole_png(base64.b64decode(data)) for data in embedded)

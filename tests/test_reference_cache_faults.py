@@ -2,6 +2,10 @@
 is recomputed and replaced, entries carry a checksum, and ``lgbench reference --force`` replaces."""
 import json
 import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -105,3 +109,25 @@ def test_reference_force_really_replaces_a_damaged_entry(tmp_path):
     result = runner.invoke(app, ["reference", str(path), "--force"])
     assert result.exit_code == 0 and "computed" in result.output
     assert reference_cache.load(folder.name) is not None
+
+
+def test_a_read_only_mounted_cache_is_a_warning_and_the_study_goes_on(tmp_path):
+    """The chmod test above is skipped for root, who writes anyway: a read-only bind mount (in a private
+    mount namespace) stops root too. a60e2db computed the reference, then ended with 'error: ...:
+    Read-only file system' (exit 2) and no runs. Skipped where no mount namespace can be made."""
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    read_only = f"mount --bind {shlex.quote(str(cache))} {shlex.quote(str(cache))} && " \
+                f"mount -o remount,bind,ro {shlex.quote(str(cache))}"
+    trial = subprocess.run(["unshare", "-m", "sh", "-c", f"{read_only} && ! touch {shlex.quote(str(cache))}/x"],
+                           capture_output=True)
+    if trial.returncode != 0:
+        pytest.skip("cannot make a read-only mount here")
+    path = write_study(tmp_path, formulations=["RV"], steps={"values": [1e-3]}, samples=5)
+    command = shlex.join([sys.executable, "-m", "lgbench", "run", str(path), "--out", str(tmp_path / "out")])
+    done = subprocess.run(["unshare", "-m", "sh", "-c", f"{read_only} && exec {command}"], capture_output=True,
+                          text=True, env={**os.environ, "LGBENCH_REFERENCE_CACHE": str(cache),
+                                          "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+    assert done.returncode == 0, done.stderr
+    assert "cannot be written (Read-only file system)" in done.stdout + done.stderr
+    assert "1 computed" in done.stdout and not list(cache.iterdir())

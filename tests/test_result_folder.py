@@ -94,6 +94,41 @@ def test_two_concurrent_writers_lose_nothing_and_duplicate_nothing(tmp_path):
     assert len(errors) == 6 and not errors.duplicated(["run_id", "quantity", "measure"]).any()
 
 
+def test_two_runs_started_together_compute_each_run_once(tmp_path):
+    """Two ``lgbench run`` into one --out at the same moment (a60e2db: both computed every run, each
+    run_id twice, or rows vanished when one widened the header while the other appended, and both exited
+    0): one computes every run, the other stops at once with one line naming the holder; started
+    together with --wait, the second waits and then finds every run done."""
+    path = write_study(tmp_path, formulations=["RV", "Rxyz"], t_end=1.0, steps={"values": [1e-5, 2e-5]},
+                       reference={"formulation": "RV", "integrator": "RK44", "h": 1e-3}, max_steps=10**6)
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+    def together(out, *extra):
+        command = [sys.executable, "-m", "lgbench", "run", str(path), "--out", str(out), "-q", *extra]
+        processes = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                      env=environment) for _ in range(2)]
+        return [(process.wait(timeout=300), *process.communicate()) for process in processes]
+
+    def assert_each_run_once(out):
+        runs = read_frame(out / "runs.csv")
+        assert len(runs) == 4 and runs["run_id"].is_unique and (runs["status"] == "ok").all()
+        errors = read_frame(out / "errors.csv")
+        assert len(errors) == 4 and not errors.duplicated(["run_id", "quantity", "measure"]).any()
+
+    finished = together(tmp_path / "out")
+    assert sorted(code for code, _, _ in finished) == [0, 2], finished
+    message = next(errors for code, _, errors in finished if code == 2)
+    assert message.count("\n") == 1 and message.startswith("error: ") and "in use by another lgbench process" in message
+    assert_each_run_once(tmp_path / "out")
+
+    finished = together(tmp_path / "waited", "--wait")
+    assert [code for code, _, _ in finished] == [0, 0], finished
+    summaries = sorted(line for _, output, _ in finished for line in output.splitlines() if "computed" in line)
+    assert [line.split(";")[0] for line in summaries] == ["0 computed (0 not ok), 4 skipped",
+                                                          "4 computed (0 not ok), 0 skipped"]
+    assert_each_run_once(tmp_path / "waited")
+
+
 def test_an_atomic_write_leaves_the_old_file_or_the_new_one(tmp_path):
     target = tmp_path / "figure.png"
     target.write_bytes(b"old")

@@ -9,6 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lgbench.exceptions import InputError
+from lgbench.runner.bounds import MAX_RUNS
+from lgbench.runner.grid import labelled_specs
 from lgbench.runner.study import Study, load_study
 
 STUDIES = sorted((Path(__file__).resolve().parent.parent / "studies").glob("*.yaml"))
@@ -33,7 +35,7 @@ FIELDS = [(name, path) for name, document in DOCUMENTS.items() for path in field
 scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.integers(-10**400, 10**400),
                     st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=20),
                     st.sampled_from(["RV", "Rxyz", "RK44", "generalized-alpha", "1e-6", ".inf", "..", "/", "",
-                                     "$\\frac{", "geometric", "order", "quick", "com"]))
+                                     "$\\frac{", "$x^$", "geometric", "order", "quick", "com"]))
 values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=3),
                                                        st.dictionaries(st.text(max_size=8), inner, max_size=3)),
                       max_leaves=8)
@@ -68,3 +70,4 @@ def test_any_value_in_any_field_of_any_shipped_study_loads_or_is_one_line(tmp_pa
         assert str(file) in message and "\n" not in message and len(message) < 2000, message
     else:
         assert isinstance(study, Study)
+        assert len(labelled_specs(study)) <= MAX_RUNS       # what 'lgbench validate' does next: a bounded grid

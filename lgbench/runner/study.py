@@ -585,6 +585,27 @@ def _check_series_plots(study: Study, model: Any, file: str) -> None:
         if item.h is not None and not any(abs(item.h - h) <= 1e-9 * h for h in steps):
             raise InputError(f"h = {item.h:g} is not a step size of the grid", file=file, field=f"{field}.h",
                              allowed=[f"{h:g}" for h in steps])
+        _check_math_text(item.title, f"{field}.title", file)
+
+
+def _check_math_text(text: str, field: str, file: str) -> None:
+    """matplotlib draws the text between two '$' of a line as math: it must parse, or the figure
+    cannot be drawn (``lgbench plot`` would stop at it)."""
+    if "$" not in text:
+        return
+    from matplotlib import cbook
+    from matplotlib.mathtext import MathTextParser
+
+    for line in text.split("\n"):
+        if not cbook.is_math_text(line):
+            continue
+        try:
+            MathTextParser("path").parse(line)
+        except (ValueError, RecursionError) as error:
+            lines = [part.strip() for part in str(error).splitlines() if part.strip()]
+            problem = lines[-1][:120] if lines else type(error).__name__
+            raise InputError(f"the math text between '$' cannot be drawn ({problem}); write \\$ for a dollar sign",
+                             file=file, field=field) from None
 
 
 def _check_expectations(study: Study, file: str) -> None:
