@@ -94,6 +94,17 @@ def test_a_title_with_math_that_parses_or_a_lone_dollar_is_drawn(tmp_path):
         assert study.series_plots[0].title == title
 
 
+def test_a_result_folder_named_with_dollar_signs_is_plotted(tmp_path):
+    """The folder name goes into figure titles: as math text, 'a$x^$' stopped 'lgbench plot' with exit 3."""
+    from lgbench.runner.execute import execute_study
+
+    out = tmp_path / "a$x^$"
+    execute_study(load_study(write_study(tmp_path, samples=11, series_plots=[{"outputs": ["energy"]}])), out)
+    result = CliRunner().invoke(app, ["plot", str(out)])
+    assert result.exit_code == 0, result.output
+    assert list((out / "figures").glob("*.png"))
+
+
 def test_numbers_written_as_yaml_text_are_numbers_for_every_option(tmp_path):
     text = yaml.safe_dump({**TINY, "integrators": [{"name": "DOPRI5", "options": {
         "step_control": "adaptive", "rtol": 1e-6, "atol": 1e-8}}], "formulations": ["RV"]})

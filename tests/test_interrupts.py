@@ -275,3 +275,6 @@ def test_a_kill_during_plot_leaves_whole_figures_and_report_embeds_only_whole_on
     assert CliRunner().invoke(app, ["report", str(out)]).exit_code == 0
     embedded = re.findall(r'src="data:image/png;base64,([^"]+)"', (out / "report.html").read_text())
     assert len(embedded) == len(before) and all(whole_png(base64.b64decode(data)) for data in embedded)
+    assert list((out / "figures").glob(".*.lgbench-tmp")), "the killed plot left its part behind"
+    assert CliRunner().invoke(app, ["plot", str(out)]).exit_code == 0
+    assert not list((out / "figures").glob(".*.lgbench-tmp")), "the next plot removes it"

@@ -9,7 +9,7 @@ from lgbench.exceptions import InputError
 from lgbench.plots import convergence as figures_of
 from lgbench.plots.style import FORMATS, Styles
 from lgbench.plots.time_series import draw_reference_series, draw_series_plots
-from lgbench.store import ResultStore
+from lgbench.store import ResultStore, atomic
 
 KINDS = ("convergence", "work_precision", "cpu_time", "newton_iterations", "reference", "series", "trajectory")
 """Figure kinds: error vs h with slopes; error vs CPU; CPU vs h; Newton iterations per step vs h; the
@@ -30,6 +30,7 @@ def draw_figures(results_dir: str | Path, kinds: list[str] | None = None, fmt: s
     errors = store.errors_frame()
     figures = results_dir / "figures"
     figures.mkdir(parents=True, exist_ok=True)
+    atomic.clean_leftovers(figures)     # parts of figures whose plot process was killed
     styles = Styles(list(dict.fromkeys(runs["formulation"])), list(dict.fromkeys(runs["integrator"])))
     paths = []
     if not errors.empty and {"convergence", "work_precision"} & set(kinds):

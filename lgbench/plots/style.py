@@ -49,6 +49,12 @@ class Styles:
         return {"color": colour, "marker": marker, "linestyle": linestyle}
 
 
+def literal_text(text: str) -> str:
+    """``text`` drawn as written: its dollar signs escaped, so that matplotlib reads no math text in a
+    folder or file name."""
+    return text.replace("$", r"\$")
+
+
 def log_axes(xlabel: str, ylabel: str, title: str, log_y: bool = True):
     """A figure with one log-log (or log-x) axes, grid and title."""
     figure = Figure(figsize=(7.5, 5.5), layout="constrained")

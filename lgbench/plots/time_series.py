@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 from matplotlib.figure import Figure
 
-from lgbench.plots.style import save
+from lgbench.plots.style import literal_text, save
 
 from lgbench.store import read_frame
 
@@ -44,7 +44,7 @@ def draw_reference_series(results_dir: Path, figures: Path, fmt: str = "png", ma
         ax.grid(True, alpha=0.3)
     for ax in axes[len(columns):]:
         ax.set_visible(False)
-    figure.suptitle(f"Reference run: time histories ({results_dir.name})")
+    figure.suptitle(f"Reference run: time histories ({literal_text(results_dir.name)})")
     return save(figure, figures / "reference_time_series", fmt)
 
 
@@ -151,6 +151,6 @@ def _series_plot(results_dir: Path, figures: Path, runs, reference, request: dic
     axes[0].legend(fontsize=8, markerscale=4 if against else 1)
     what = f"against {against}" if against else "over time"
     title = request.get("title") or f"{', '.join(outputs)} {what}"
-    figure.suptitle(f"{title}\n(h = {h:g}; {results_dir.name})", fontsize=10)
+    figure.suptitle(f"{title}\n(h = {h:g}; {literal_text(results_dir.name)})", fontsize=10)
     kind = "trajectory" if against else ("difference" if difference else "series")
     return save(figure, figures / f"{kind}_{number}_{'_'.join(outputs)[:60]}", fmt)
