@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from lgbench.integrators.implicit import NEWTON_DEFAULTS
-from lgbench.integrators.iteration_matrix import _evaluations, _grouped_force_derivative
+from lgbench.integrators.iteration_matrix import _evaluations, _grouped_force_blocks, _scatter_groups
 from lgbench.mbs.coordinate_update import update_coordinates
 from lgbench.mbs.residual import generalized_forces
 from lgbench.mbs.system import B_NV, B_VSTART, GROUND
@@ -56,9 +56,11 @@ def test_coloured_differences_equal_one_coordinate_at_a_time(name, formulation, 
     expected, g = _one_at_a_time(system, q, v, t, positions)
     nv = v.shape[0]
     n_bodies = system.body_int.shape[0]
+    blocks = np.full((system.force_groups.shape[0],) + (system.force_groups.shape[1],) * 2, np.nan)
+    _grouped_force_blocks(system, q, v, t, REL, FLOOR, positions, np.zeros(q.shape[0]), np.empty_like(q),
+                          np.empty(nv), np.zeros((n_bodies, 3)), np.zeros((n_bodies, 3)), g, np.zeros(nv), blocks)
     out = np.full((nv, nv), np.nan)
-    _grouped_force_derivative(system, q, v, t, REL, FLOOR, positions, np.zeros(q.shape[0]), np.empty_like(q),
-                              np.empty(nv), np.zeros((n_bodies, 3)), np.zeros((n_bodies, 3)), g, np.zeros(nv), out)
+    _scatter_groups(system.force_groups, blocks, out)
     coupled = _pattern_matrix(system)
     np.testing.assert_array_equal(out[coupled], expected[coupled])
     assert not out[~coupled].any()

@@ -48,7 +48,7 @@ def lgbench_amplification(method, h, omega, formulation="RV"):
         a_alg = np.zeros(6)
         a_alg[0] = a0
         lam = np.zeros(0)
-        w = ga.make_workspace(6, 6, 0, 1)
+        w = ga.make_workspace(sys)
         stats = np.zeros(N_STATISTICS)
         status = ga.generalized_alpha_step(sys, method.as_array(), opts, q, v, vd, a_alg, lam, 0.0, h, w, stats)
         assert status == 0
@@ -95,7 +95,7 @@ def _translational_run(formulation):
     vd = np.zeros(nq)
     lam = np.zeros(int(sys.sizes[2]))
     assert consistent_accelerations(sys, q, v, 0.0, vd, lam)
-    w = ga.make_workspace(nq, nq, int(sys.sizes[2]), 1)
+    w = ga.make_workspace(sys)
     stats = np.zeros(N_STATISTICS)
     traj = []
     a_alg = vd.copy()

@@ -170,7 +170,7 @@ for model, formulation, integrator, params in (
         consistent_accelerations(system, q, v, 0.0, vd, lam)
         state = (q, v, vd, vd.copy(), lam) if integrator == "ga" else (q, v, vd, lam)
         solver = "auto" if integrator == "ga" else "dense"
-        w = ga.make_workspace(nq, nv, nc, system.body_int.shape[0], 3, system, solver)
+        w = ga.make_workspace(system, 3, solver)
         stats = np.zeros(N_STATISTICS)
         h = 2.5e-5
         before = rtsys.get_allocation_stats().alloc

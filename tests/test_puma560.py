@@ -86,7 +86,7 @@ def integrate(h, t_end=1.0, params=None, options=None, sample_times=None):
     code, steps, t = ga.integrate_implicit(
         sys, integrator.method(merged).as_array(), opts, q, v, vd, vd.copy(), lam, 0.0, t_end, h,
         times, q_samples, np.zeros((times.size, nv)), np.zeros((times.size, nc)),
-        ga.make_workspace(nq, nv, nc, sys.body_int.shape[0]), stats, np.zeros(1, dtype=bool))
+        ga.make_workspace(sys), stats, np.zeros(1, dtype=bool))
     outputs = dict(zip(model.output_names, model.outputs(sys, q, v, lam, t)))
     return code, t, q, v, stats, outputs, q_samples
 

@@ -156,3 +156,20 @@ def test_a_result_folder_that_is_a_file_is_one_line(tmp_path):
     (tmp_path / "file").write_text("x")
     with pytest.raises(InputError, match="is a file"):
         execute_study(load_study(write_study(tmp_path)), tmp_path / "file")
+
+
+def test_a_kill_between_error_rows_and_runs_row_resumes_to_the_uninterrupted_tables(tmp_path):
+    """``record`` stores a run's error rows before its runs row; a kill in between left those error rows
+    in errors.csv, and the resumed run appended them a second time (the kill loop's seed once hit it). The
+    resume now removes the rows of every run it computes again."""
+    study = load_study(write_study(tmp_path))
+    whole, killed = tmp_path / "whole", tmp_path / "killed"
+    execute_study(study, whole)
+    execute_study(study, killed)
+    lines = (killed / "runs.csv").read_text().splitlines(keepends=True)
+    (killed / "runs.csv").write_text("".join(lines[:-1]))      # the last run: error rows, no runs row
+    execute_study(study, killed)
+    for name, key in (("runs.csv", ["run_id"]), ("errors.csv", ["run_id", "quantity", "measure"])):
+        resumed, uninterrupted = read_frame(killed / name), read_frame(whole / name)
+        assert not resumed.duplicated(key).any()
+        assert sorted(map(tuple, resumed[key].values)) == sorted(map(tuple, uninterrupted[key].values))

@@ -45,7 +45,7 @@ from lgbench.mbs.banded import (
 from lgbench.mbs.codes import DIVERGED, OK
 from lgbench.mbs.constraints import constraint_matrix, constraint_residual_inline
 from lgbench.mbs.coordinate_update import update_coordinates_inline
-from lgbench.mbs.force_tangent import TangentWorkspace, empty_tangent_workspace, tangent_workspace
+from lgbench.mbs.force_tangent import TangentWorkspace, tangent_workspace
 from lgbench.mbs.dense import all_finite, lu_factor, lu_solve, matrix_vector_into
 from lgbench.mbs.residual import constraint_velocity, dynamic_residual_inline, structured_residual
 from lgbench.mbs.system import S_NC, SystemArrays
@@ -221,8 +221,9 @@ class ImplicitWorkspace(NamedTuple):
     """Preallocated arrays of the implicit stepper (a namedtuple, so numba can take it).
 
     Dense solver: M, C, K, Ct, T, S, LU (n x n). Banded solver (``band.active``): the band matrix bm,
-    body blocks Mb, Cb, Tb, the dense matrices empty. Both: group blocks Kg, Cg of K_t, C_t and the scratch
-    arrays of the analytic tangent (empty without a system: finite differences only).
+    body blocks Mb, Cb, Tb, the dense matrices empty. Both: group blocks Kg, Cg of K_t, C_t (analytic or
+    differenced) and the scratch arrays of the analytic tangent (empty where ``analytic_tangent_applies`` is
+    False: finite differences).
     """
 
     M: np.ndarray
@@ -269,21 +270,21 @@ class ImplicitWorkspace(NamedTuple):
     tangent: TangentWorkspace
 
 
-def make_workspace(nq: int, nv: int, nc: int, n_bodies: int, index: int = 3, system=None,
-                   linear_algebra: str = "dense") -> ImplicitWorkspace:
-    """Arrays for the index-3 system (nv + nc unknowns) or the index-2 one (nv + 2 nc).
+def make_workspace(system, index: int = 3, linear_algebra: str = "dense") -> ImplicitWorkspace:
+    """Arrays for the index-3 system (nv + nc unknowns) or the index-2 one (nv + 2 nc) of ``system``.
 
-    ``linear_algebra`` ("dense", "banded", "auto"; banded needs ``system`` and index 3) selects the
-    solver through ``lgbench.mbs.banded.band_structure``; the banded solver assembles its matrix from
-    body and group blocks.
+    ``linear_algebra`` ("dense", "banded", "auto"; banded needs index 3) selects the solver through
+    ``lgbench.mbs.banded.band_structure``; the banded solver assembles its matrix from body and group
+    blocks. The group blocks Kg, Cg of K_t and C_t serve both solvers, analytic or differenced.
     """
+    nq, nv, nc = (int(x) for x in system.sizes)
+    n_bodies = system.body_int.shape[0]
     n = nv + nc if index == 3 or nc == 0 else nv + 2 * nc
     band = dense_structure()
-    if system is not None and linear_algebra != "dense" and n == nv + nc:
+    if linear_algebra != "dense" and n == nv + nc:
         band = band_structure(system, linear_algebra)
-    ng, gw = system.force_groups.shape if system is not None else (0, 0)
-    blocks = dict(Kg=np.zeros((ng, gw, gw)), Cg=np.zeros((ng, gw, gw)),
-                  tangent=tangent_workspace(system) if system is not None else empty_tangent_workspace())
+    ng, gw = system.force_groups.shape
+    blocks = dict(Kg=np.zeros((ng, gw, gw)), Cg=np.zeros((ng, gw, gw)), tangent=tangent_workspace(system))
     if band.active:
         dense_n, dense_v, dense_c = 0, 0, 0
         blocks.update(Mb=np.zeros((n_bodies, BODY_BLOCK, BODY_BLOCK)), Cb=np.zeros((nc, 2, BODY_BLOCK)),

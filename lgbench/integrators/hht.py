@@ -459,7 +459,6 @@ def run_hht(system, integrator: HHTIntegrator, q0, v0, options, h, t_end, sample
     q_samples = np.zeros((ns, nq))
     v_samples = np.zeros((ns, nv))
     lam_samples = np.zeros((ns, nc))
-    n_bodies = system.body_int.shape[0]
 
     def fresh_state():
         q = q0.copy()
@@ -485,7 +484,7 @@ def run_hht(system, integrator: HHTIntegrator, q0, v0, options, h, t_end, sample
         return code, steps, t_reached, q, v, lam
 
     (workspace, stats), (code, steps, t_reached, q, v, lam), cpu = timed_run(
-        lambda: (ga.make_workspace(nq, nv, nc, n_bodies, 3, system, linear_solver(system, merged)),
+        lambda: (ga.make_workspace(system, 3, linear_solver(system, merged)),
                  np.zeros(N_STATISTICS)), run, h, t_end)
     statistics = {**ga.newton_statistics(stats, steps, code, merged, with_eta=False), "alpha": merged["alpha"]}
     return Integration(int(code), int(steps), float(t_reached), cpu, q, v, lam, q_samples, v_samples,

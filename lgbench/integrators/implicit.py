@@ -134,12 +134,11 @@ def run_implicit(system, integrator: ImplicitIntegrator, q0, v0, options, h, t_e
     q_samples = np.zeros((ns, nq))
     v_samples = np.zeros((ns, nv))
     lam_samples = np.zeros((ns, nc))
-    n_bodies = system.body_int.shape[0]
     index = merged["index"]
     solver = linear_solver(system, merged)
 
     def workspace():
-        return ga.make_workspace(nq, nv, nc, n_bodies, index, system, solver)
+        return ga.make_workspace(system, index, solver)
 
     corrected = merged["starting_values"] == "corrected"
 

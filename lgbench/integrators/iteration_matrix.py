@@ -110,32 +110,12 @@ def _evaluations(sys):
 
 
 @njit(inline="always")
-def _grouped_force_derivative(sys, q, v, t, rel, floor, positions, z, qp, vp, force, torque, g, gp, out):
-    """out = -dg/dz (positions: along UAC(q, z)) or -dg/dv by forward differences with the colouring of
-    ``SystemBuilder._force_colors`` (one evaluation perturbs coordinates of bodies no force couples
-    twice; paper 000 eq. 42); g must hold g(q, v, t) (left there by the residual the caller evaluated
-    at (q, v, t))."""
-    out[:, :] = 0.0
-    groups = sys.force_groups
-    colors = sys.force_colors
-    pattern = sys.force_pattern
-    for e in range(_evaluations(sys)):
-        _perturbed_forces(sys, q, v, t, rel, floor, positions, e, z, qp, vp, force, torque, gp)
-        for grp in range(groups.shape[0]):
-            for j in range(groups.shape[1]):
-                if colors[grp, j] != e:
-                    continue
-                k = groups[grp, j]
-                for m in range(groups.shape[1]):
-                    if pattern[grp, m, j]:
-                        r = groups[grp, m]
-                        out[r, k] = -(gp[r] - g[r]) / z[k]
-
-
-@njit(cache=True)
 def _grouped_force_blocks(sys, q, v, t, rel, floor, positions, z, qp, vp, force, torque, g, gp, out):
-    """``_grouped_force_derivative`` by groups: out[grp, m, j] = entry (groups[grp, m], groups[grp, j]);
-    g must hold g(q, v, t)."""
+    """Group blocks out[grp, m, j] = entry (groups[grp, m], groups[grp, j]) of -dg/dz (positions: along
+    UAC(q, z)) or -dg/dv by forward differences with the colouring of ``SystemBuilder._force_colors`` (one
+    evaluation perturbs coordinates of bodies no force couples twice; paper 000 eq. 42); g must hold
+    g(q, v, t) (left there by the residual the caller evaluated at (q, v, t)). The same layout as the
+    analytic ``force_tangent``; ``_scatter_groups`` makes the dense matrix."""
     out[:, :, :] = 0.0
     groups = sys.force_groups
     colors = sys.force_colors
@@ -205,8 +185,10 @@ def iteration_matrix_at_residual(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts,
     else:
         for which in range(1 if full else 0, 2):
             positions = which == 0
-            _grouped_force_derivative(sys, q, v, t, rel, floor, positions, w.z, w.qp, w.vp, w.force, w.torque,
-                                      w.g, w.gp, w.K if positions else w.Ct)
+            blocks = w.Kg if positions else w.Cg
+            _grouped_force_blocks(sys, q, v, t, rel, floor, positions, w.z, w.qp, w.vp, w.force, w.torque, w.g, w.gp,
+                                  blocks)
+            _scatter_groups(sys.force_groups, blocks, w.K if positions else w.Ct)
     texp = opts.texp
     if texp:
         _tangent_matrix(sys.body_int, dqn, w.T)
@@ -264,8 +246,10 @@ def band_iteration_matrix(sys, q, dqn, v, t, bp, gp, scale, opts, w):
     if analytic_tangent_available(sys, opts, w):
         force_tangent_inline(sys, q, v, t, w.force, w.torque, w.tangent, w.Kg, w.Cg)
     else:
-        _grouped_force_blocks(sys, q, v, t, rel, floor, True, w.z, w.qp, w.vp, w.force, w.torque, w.g, w.gp, w.Kg)
-        _grouped_force_blocks(sys, q, v, t, rel, floor, False, w.z, w.qp, w.vp, w.force, w.torque, w.g, w.gp, w.Cg)
+        for which in range(2):      # one inlined site
+            positions = which == 0
+            _grouped_force_blocks(sys, q, v, t, rel, floor, positions, w.z, w.qp, w.vp, w.force, w.torque, w.g, w.gp,
+                                  w.Kg if positions else w.Cg)
     if texp:
         _tangent_blocks(sys.body_int, dqn, w.Tb)
     band_clear(w.bm)

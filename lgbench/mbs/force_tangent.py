@@ -1,7 +1,7 @@
 """Analytic tangent stiffness K_t = -dg/dz (along UAC(q, z)) and damping C_t = -dg/dv of the generalized forces.
 
 g(q, v, t) is ``generalized_forces_inline``: the applied loads plus the gyroscopic terms. Paper 000 eq. (42)
-obtains K_t and C_t by finite differences of g (``iteration_matrix._grouped_force_derivative``); here
+obtains K_t and C_t by finite differences of g (``iteration_matrix._grouped_force_blocks``); here
 they are differentiated by hand, element by element, as the paper's own code does with its "direct"
 Jacobians. Minimal-coordinate chains (RNEA) are left to finite differences.
 

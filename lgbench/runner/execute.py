@@ -162,6 +162,11 @@ def _execute(study: Study, out_dir: Path, force: bool, reporter: Reporter, execu
     incomplete = set(stored) & set(pending)
     if incomplete:
         reporter.message(f"recomputing {len(incomplete)} stored runs whose error rows or series are missing")
+    # rows of runs computed again go first, so that a resumed folder equals an uninterrupted one: error
+    # rows a killed process stored before its runs row, and the runs rows of incomplete runs
+    stale = set(pending) & (incomplete | {row["run_id"] for row in store.errors()})
+    if stale:
+        store.forget(stale)
     if outcome.skipped:
         reporter.message(f"skipping {outcome.skipped} of {len(specs)} runs already in {store.runs_path}")
     store.directory.mkdir(parents=True, exist_ok=True)

@@ -254,8 +254,8 @@ class ResultStore:
     def record(self, run_row: Mapping[str, Any], error_rows: list[Mapping[str, Any]]) -> None:
         """Store one finished run: its error rows first, then its runs row, which marks it done.
 
-        A crash in between leaves error rows without a runs row; the run is then computed
-        again and the readers keep the last value per (run_id, quantity, measure).
+        A crash in between leaves error rows without a runs row; the next run removes them
+        (``forget``) before it computes the run again (``runner.execute``).
         """
         self.directory.mkdir(parents=True, exist_ok=True)
         append_rows(self.errors_path, list(error_rows), ERROR_COLUMNS)
