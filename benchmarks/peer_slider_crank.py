@@ -71,24 +71,26 @@ def _build(formulation: str, h: float, steps: int):
     (crank, x_crank, R_crank), (rod, x_rod, R_rod), (slider, x_slider, R_slider) = bodies
     ground = mbs.CreateGround()
 
-    def marker(body, x_body, R_body, point):
-        """A rigid marker at the global ``point`` (initial configuration) on a body or on ground."""
-        local = point if body == ground else R_body.T @ (point - x_body)
-        return mbs.AddMarker(MarkerBodyRigid(bodyNumber=body, localPosition=list(local)))
+    def marker(body, x_body, R_body, point, frame=np.eye(3)):
+        """A rigid marker on a body or on ground at the global ``point`` whose axes are the columns of
+        ``frame`` (global, initial configuration): the joint frame of a GenericJoint."""
+        if body == ground:
+            local, rotation = point, frame
+        else:
+            local, rotation = R_body.T @ (point - x_body), R_body.T @ frame
+        return mbs.AddMarker(MarkerBodyRigid(bodyNumber=body, localHT=exu.HT(rotation=rotation, translation=list(local))))
 
-    # joint frames: global axes at t = 0 on both sides (rotationMarker = R^T), except at the universal joint
+    # joint frames: the global axes at t = 0 on both sides, except marker 1 of the universal joint, whose
+    # y axis is the rod-fixed universal axis (x: the slider axis)
     revolute = [marker(ground, None, None, POINT_A), marker(crank, x_crank, R_crank, POINT_A)]
-    mbs.AddObject(GenericJoint(markerNumbers=revolute, constrainedAxes=[1, 1, 1, 0, 1, 1], rotationMarker1=R_crank.T))
+    mbs.AddObject(GenericJoint(markerNumbers=revolute, constrainedAxes=[1, 1, 1, 0, 1, 1]))
     spherical = [marker(crank, x_crank, R_crank, POINT_B), marker(rod, x_rod, R_rod, POINT_B)]
     mbs.AddObject(GenericJoint(markerNumbers=spherical, constrainedAxes=[1, 1, 1, 0, 0, 0]))
-    # marker 1's joint frame: y = the rod-fixed universal axis, x = the slider axis, in the rod's body frame
     cross_frame = np.column_stack([[1.0, 0.0, 0.0], UNIVERSAL_ROD_AXIS, np.cross([1.0, 0.0, 0.0], UNIVERSAL_ROD_AXIS)])
-    universal = [marker(slider, x_slider, R_slider, POINT_C), marker(rod, x_rod, R_rod, POINT_C)]
-    mbs.AddObject(GenericJoint(markerNumbers=universal, constrainedAxes=[1, 1, 1, 0, 0, 1],
-                               rotationMarker0=R_slider.T, rotationMarker1=R_rod.T @ cross_frame))
+    universal = [marker(slider, x_slider, R_slider, POINT_C), marker(rod, x_rod, R_rod, POINT_C, cross_frame)]
+    mbs.AddObject(GenericJoint(markerNumbers=universal, constrainedAxes=[1, 1, 1, 0, 0, 1]))
     prismatic = [marker(ground, None, None, POINT_C), marker(slider, x_slider, R_slider, POINT_C)]
-    mbs.AddObject(GenericJoint(markerNumbers=prismatic, constrainedAxes=[0, 1, 1, 1, 1, 1],
-                               rotationMarker1=R_slider.T))
+    mbs.AddObject(GenericJoint(markerNumbers=prismatic, constrainedAxes=[0, 1, 1, 1, 1, 1]))
     mbs.Assemble()
     return mbs, generalized_alpha_settings(h, steps, tangent_operator=False), crank, slider
 
