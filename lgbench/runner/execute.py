@@ -78,12 +78,13 @@ def wanted_errors(study: Study) -> set[tuple[str, str]]:
     return {(request.quantity, request.label) for request in study.errors}
 
 
-def complete_runs(study: Study, store: ResultStore, stored: dict[str, dict[str, str]]) -> set[str]:
-    """Run ids stored completely (``stored``: the rows of runs.csv by run id): a runs row, and for an
-    ok run every error row the study asks for and (if the study records series) its series file. The
-    others are computed again on resume."""
+def complete_runs(study: Study, store: ResultStore, stored: dict[str, dict[str, str]],
+                  errors: list[dict[str, str]]) -> set[str]:
+    """Run ids stored completely (``stored``: the rows of runs.csv by run id; ``errors``: those of
+    errors.csv): a runs row, and for an ok run every error row the study asks for and (if the study
+    records series) its series file. The others are computed again on resume."""
     series = store.series_ids() if study.samples else None
-    return set(stored) - set(missing_parts(stored, store.errors(), wanted_errors(study), series))
+    return set(stored) - set(missing_parts(stored, errors, wanted_errors(study), series))
 
 
 def _summary(result: RunResult, errors: list[dict[str, Any]]) -> str:
@@ -156,7 +157,8 @@ def _execute(study: Study, out_dir: Path, force: bool, reporter: Reporter, execu
     stored = store.finished_runs()
     if not force:
         _check_same_setup(stored, specs, out_dir)
-    finished = complete_runs(study, store, stored)
+    stored_errors = store.errors()
+    finished = complete_runs(study, store, stored, stored_errors)
     pending = {identifier: spec for identifier, spec in specs.items() if identifier not in finished}
     outcome = Outcome(skipped=len(specs) - len(pending))
     incomplete = set(stored) & set(pending)
@@ -164,7 +166,7 @@ def _execute(study: Study, out_dir: Path, force: bool, reporter: Reporter, execu
         reporter.message(f"recomputing {len(incomplete)} stored runs whose error rows or series are missing")
     # rows of runs computed again go first, so that a resumed folder equals an uninterrupted one: error
     # rows a killed process stored before its runs row, and the runs rows of incomplete runs
-    stale = set(pending) & (incomplete | {row["run_id"] for row in store.errors()})
+    stale = set(pending) & (incomplete | {row["run_id"] for row in stored_errors})
     if stale:
         store.forget(stale)
     if outcome.skipped:
