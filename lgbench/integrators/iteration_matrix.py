@@ -189,17 +189,49 @@ def iteration_matrix_at_residual(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts,
             _grouped_force_blocks(sys, q, v, t, rel, floor, positions, w.z, w.qp, w.vp, w.force, w.torque, w.g, w.gp,
                                   blocks)
             _scatter_groups(sys.force_groups, blocks, w.K if positions else w.Ct)
-    texp = opts.texp
-    if texp:
-        _tangent_matrix(sys.body_int, dqn, w.T)
     for r in range(nv):
         for c in range(nv):
-            S[r, c] = scale * (w.M[r, c] * bp + w.Ct[r, c] * gp + (_times_tangent(w.K, w.T, r, c) if texp
-                                                                    else w.K[r, c]))
+            S[r, c] = scale * (w.M[r, c] * bp + w.Ct[r, c] * gp + w.K[r, c])
     for r in range(nc):
         for c in range(nv):
-            S[nv + r, c] = _times_tangent(w.C, w.T, r, c) if texp else w.C[r, c]
+            S[nv + r, c] = w.C[r, c]
             S[c, nv + r] = w.C[r, c]
+    if opts.texp:
+        _tangent_matrix(sys.body_int, dqn, w.T)
+        _tangent_columns(sys.body_int, w.M, w.Ct, w.K, w.C, w.T, bp, gp, scale, S)
+
+
+@njit(cache=True)
+def _tangent_block(body_int, i):
+    """(first velocity coordinate, size) of body i's non-identity block of T (``_add_body_tangent``): the
+    rotation block of an RV node, the 6-block of an SE3 node; size 0 for classical nodes (T = I there)."""
+    if body_int[i, B_FORM] == RV:
+        return rotation_start(body_int, i)[1], 3
+    if body_int[i, B_FORM] == SE3:
+        return body_int[i, B_VSTART], 6
+    return 0, 0
+
+
+@njit(cache=True)
+def _tangent_columns(body_int, M, Ct, K, C, T, bp, gp, scale, S):
+    """The columns of S_t that T = T_exp(dq_n) changes (paper 000 eq. 40: K_t T and B T): only the columns
+    of the bodies' non-identity blocks of T (``_tangent_block``), summed over the block's rows alone, since
+    T is block-diagonal. For RV nodes the same sums, term for term, as the dense product without the zero
+    terms; with classical nodes only (T = I) nothing changes."""
+    nv = K.shape[0]
+    for i in range(body_int.shape[0]):
+        k0, n = _tangent_block(body_int, i)
+        for c in range(k0, k0 + n):
+            for r in range(nv):
+                kt = 0.0
+                for k in range(k0, k0 + n):
+                    kt += K[r, k] * T[k, c]
+                S[r, c] = scale * (M[r, c] * bp + Ct[r, c] * gp + kt)
+            for r in range(C.shape[0]):
+                ct = 0.0
+                for k in range(k0, k0 + n):
+                    ct += C[r, k] * T[k, c]
+                S[nv + r, c] = ct
 
 
 @njit(cache=True)

@@ -210,6 +210,32 @@ def _add_projected_jacobian(body_int, i, q, b, direction, translation, sign, row
 
 
 @njit(cache=True)
+def _add_point_jacobian(body_int, i, q, b, sign, row, C, col0):
+    """C[row:row+3, body i] += sign * J of the body point b: the three rows of ``_add_projected_jacobian``
+    along the unit vectors e_k, with R and W evaluated once for the three (u = R^T e_k is row k of R).
+    The same arithmetic, entry by entry, as three row-by-row calls."""
+    if i == GROUND:
+        return
+    form = body_int[i, B_FORM]
+    qr, vr = rotation_start(body_int, i)
+    vr += col0 - body_int[i, B_VSTART]
+    R = rotation_entries(form, q, qr)
+    W = rate_map_entries(form, q, qr)
+    free = body_int[i, B_KIND] == FREE
+    for k in range(3):
+        u = (R[3 * k], R[3 * k + 1], R[3 * k + 2])
+        if free:
+            if form == SE3:
+                for m in range(3):
+                    C[row + k, col0 + m] += sign * u[m]
+            else:
+                C[row + k, col0 + k] += sign
+        y0, y1, y2 = _cross3(b, u)
+        for c in range(4 if form == EP else 3):
+            C[row + k, vr + c] += sign * (y0 * W[c] + y1 * W[4 + c] + y2 * W[8 + c])
+
+
+@njit(cache=True)
 def _reference_in_body_frame(body_int, i, q, g):
     """c = R_i^T (x_i - g): the reference point of body i relative to the ground point g, body frame, as
     a tuple."""
@@ -286,8 +312,8 @@ def constraint_residual_inline(sys, q, t, phi):
 
 @njit(cache=True)
 def constraint_residual(sys, q, t, phi):
-    """Phi(q) (``constraint_rows``) for Python callers."""
-    constraint_rows(sys.body_int, sys.joint_int, sys.joint_real, q, phi)
+    """Phi(q) for Python callers (``constraint_residual_inline``)."""
+    constraint_residual_inline(sys, q, t, phi)
 
 
 @njit(inline="always")
@@ -348,10 +374,8 @@ def constraint_jacobian(body_int, joint_int, joint_real, q, C1, C2, dense):
         a1 = _joint_vector(p, 0)
         a2 = _joint_vector(p, 3)
         if kind == COINCIDENT:
-            for k in range(3):
-                unit = (1.0 if k == 0 else 0.0, 1.0 if k == 1 else 0.0, 1.0 if k == 2 else 0.0)
-                _add_projected_jacobian(body_int, b1, q, a1, unit, True, 1.0, row + k, C1, o1)
-                _add_projected_jacobian(body_int, b2, q, a2, unit, True, -1.0, row + k, C2, o2)
+            _add_point_jacobian(body_int, b1, q, a1, 1.0, row, C1, o1)
+            _add_point_jacobian(body_int, b2, q, a2, -1.0, row, C2, o2)
         elif kind == PERPENDICULAR:
             n1 = body_vector(body_int, b1, q, a1)
             n2 = body_vector(body_int, b2, q, a2)

@@ -73,9 +73,27 @@ def lu_factor(A, piv):
             A[i, k] *= inv
             f = A[i, k]
             if f != 0.0:
-                for j in range(k + 1, n):
-                    A[i, j] -= f * A[k, j]
+                _subtract_row_multiple(A, i, k, f, k + 1, n)
     return True
+
+
+@njit(inline="always")
+def _subtract_row_multiple(A, i, k, f, j0, n):
+    """A[i, j0:n] -= f A[k, j0:n], four entries per pass. The same operations, in the same order per entry,
+    as the plain loop; LLVM does not vectorise the plain loop (rows i and k of one array may alias), and
+    the unrolled form makes the 35 x 35 LU of the slider-crank 1.6x and the 9 x 9 of the constrained top
+    2x faster (docs/notes/implicit_speed.md)."""
+    j = j0
+    while j + 3 < n:
+        a0, a1, a2, a3 = A[k, j], A[k, j + 1], A[k, j + 2], A[k, j + 3]
+        A[i, j] -= f * a0
+        A[i, j + 1] -= f * a1
+        A[i, j + 2] -= f * a2
+        A[i, j + 3] -= f * a3
+        j += 4
+    while j < n:
+        A[i, j] -= f * A[k, j]
+        j += 1
 
 
 @njit(cache=True)
