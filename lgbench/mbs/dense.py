@@ -73,27 +73,32 @@ def lu_factor(A, piv):
             A[i, k] *= inv
             f = A[i, k]
             if f != 0.0:
-                _subtract_row_multiple(A, i, k, f, k + 1, n)
+                subtract_multiple(A, i, k + 1, A, k, k + 1, f, n - k - 1)
     return True
 
 
 @njit(inline="always")
-def _subtract_row_multiple(A, i, k, f, j0, n):
-    """A[i, j0:n] -= f A[k, j0:n], four entries per pass. The same operations, in the same order per entry,
-    as the plain loop; LLVM does not vectorise the plain loop (rows i and k of one array may alias), and
-    the unrolled form makes the 35 x 35 LU of the slider-crank 1.6x and the 9 x 9 of the constrained top
-    2x faster (docs/notes/implicit_speed.md)."""
-    j = j0
-    while j + 3 < n:
-        a0, a1, a2, a3 = A[k, j], A[k, j + 1], A[k, j + 2], A[k, j + 3]
-        A[i, j] -= f * a0
-        A[i, j + 1] -= f * a1
-        A[i, j + 2] -= f * a2
-        A[i, j + 3] -= f * a3
-        j += 4
-    while j < n:
-        A[i, j] -= f * A[k, j]
-        j += 1
+def subtract_multiple(target, row, start, source, source_row, source_start, f, count):
+    """target[row, start + m] -= f source[source_row, source_start + m] for m < count, four entries per
+    pass: the elimination step of ``lu_factor``. The same operations, entry by entry, as the plain loop.
+    LLVM leaves the plain loop scalar and serial (the rows may alias); unrolled, the 9 x 9 LU of the
+    constrained top runs 2x and the 35 x 35 of the slider-crank 1.6x faster. The band LU (rows of at most
+    kl entries) did not gain and keeps its plain loop (docs/notes/implicit_speed.md). Within one array the
+    rows must differ (in ``lu_factor`` row > source_row)."""
+    m = 0
+    while m + 3 < count:
+        s0 = source[source_row, source_start + m]
+        s1 = source[source_row, source_start + m + 1]
+        s2 = source[source_row, source_start + m + 2]
+        s3 = source[source_row, source_start + m + 3]
+        target[row, start + m] -= f * s0
+        target[row, start + m + 1] -= f * s1
+        target[row, start + m + 2] -= f * s2
+        target[row, start + m + 3] -= f * s3
+        m += 4
+    while m < count:
+        target[row, start + m] -= f * source[source_row, source_start + m]
+        m += 1
 
 
 @njit(cache=True)
