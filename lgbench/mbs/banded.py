@@ -303,7 +303,7 @@ def band_lu_solve_columns(ab, kl, ku, piv, B):
     """B <- A^{-1} B for every column of B at once with the factors of ``band_lu_factor`` (the loops of
     ``band_lu_solve`` with the columns innermost: contiguous, and a zero multiplier skips a whole row).
     Zero rows of B are skipped in the forward pass and the row updates unrolled
-    (``dense.subtract_multiple``): the V8's 13 border columns took 29 µs, now about 12, bit-identical."""
+    (``dense.subtract_multiple``), bit-identical: the V8's 13 border columns took 17.5 µs, now 16.6."""
     n = ab.shape[0]
     diag = kl + ku
     nr = B.shape[1]
