@@ -1,8 +1,12 @@
-"""The analytic tangent stiffness and damping of the forces (``lgbench/mbs/force_tangent.py``) equal the
-derivatives of g(q, v, t) along UAC and v (paper 000 eq. 42) on every model and implicit formulation, and
-generalized-alpha and HHT need the same Newton iterations with them as with finite differences."""
+"""The analytic tangent stiffness and damping of the forces (``lgbench/mbs/force_tangent.py``, and
+``lgbench/mbs/chain_tangent.py`` for minimal coordinates) equal the derivatives of g(q, v, t) along UAC and
+v (paper 000 eq. 42) on every model and implicit formulation, and generalized-alpha and HHT need the same
+Newton iterations with them as with finite differences."""
 import numpy as np
 import pytest
+
+from lgbench.mbs.chain_builder import ChainLink, add_chain
+from lgbench.mbs.codes import BANG_BANG, CONSTANT, PRISMATIC, REVOLUTE
 
 from lgbench.mbs.coordinate_update import update_coordinates
 from lgbench.mbs.codes import ForceType
@@ -11,11 +15,12 @@ from lgbench.mbs.force_tangent import (
 )
 from lgbench.mbs.formulations import FORMULATION_CODES, IMPLICIT_FORMULATIONS
 from lgbench.mbs.residual import generalized_forces
+from lgbench.mbs.system import SystemBuilder
 from lgbench.models import MODELS
 from lgbench.runner.single_run import RunSpec, run_single
 
 CASES = [(name, formulation) for name, model in MODELS.items() for formulation in model.formulations
-         if formulation in IMPLICIT_FORMULATIONS and formulation != "Min"]
+         if formulation in IMPLICIT_FORMULATIONS]
 STEP = {"heavy_top": 1e-4, "heavy_top_constrained": 1e-4, "rotor": 5e-6, "v8_crank": 1e-4}
 
 
@@ -119,12 +124,45 @@ def test_hht_on_the_v8_newton_counts_unchanged_by_analytic_tangent(variant):
 
 def test_every_force_element_and_implicit_node_type_is_differentiated():
     """A new force element (or node type) must be differentiated in force_tangent.py, or listed here as one
-    that makes a system fall back to finite differences."""
+    that makes a system fall back to finite differences. Minimal coordinates are chains, not a node type."""
     assert DIFFERENTIATED == set(map(int, ForceType))
     assert ANALYTIC_FORMULATIONS == {FORMULATION_CODES[name] for name in IMPLICIT_FORMULATIONS if name != "Min"}
+    assert analytic_tangent_applies(MODELS["puma560"].build("Min").system)
 
 
-def test_minimal_coordinates_fall_back_to_finite_differences():
-    built = MODELS["puma560"].build("Min")
-    assert not analytic_tangent_applies(built.system)
-    assert tangent_workspace(built.system).slot.shape[0] == 0
+def _tree_with_controllers():
+    """A branched chain (R-P-R-R and a revolute branch on link 1) on a rotated, shifted base, with random
+    inertial data, PD controllers on a moving set-point and viscous joint damping: every term of g."""
+    chance = np.random.default_rng(11)
+    links = []
+    for k, (joint, parent) in enumerate([("revolute", None), ("prismatic", None), ("revolute", None),
+                                         ("revolute", None), ("revolute", 1)]):
+        A = chance.normal(size=(3, 3))
+        links.append(ChainLink(a=chance.uniform(-0.5, 0.5), alpha=chance.uniform(-np.pi, np.pi),
+                               d=chance.uniform(-0.3, 0.3), offset=chance.uniform(-1, 1), joint=joint, parent=parent,
+                               mass=chance.uniform(0.5, 3.0), com=tuple(chance.uniform(-0.2, 0.2, 3)),
+                               inertia=tuple(map(tuple, 0.05 * (A @ A.T + 0.3 * np.eye(3)))), kp=30.0 * k,
+                               kd=2.0 * k, damping=0.1 * k,
+                               trajectory=(BANG_BANG if k % 2 else CONSTANT, 0.1, 2.0, 0.5)))
+    builder = SystemBuilder()
+    axis = np.array([1.0, 2.0, -0.5]) / np.linalg.norm([1.0, 2.0, -0.5])
+    hat = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
+    add_chain(builder, links, gravity=(0.0, -3.0, -9.81), base_rotation=np.eye(3) + np.sin(0.7) * hat
+              + (1 - np.cos(0.7)) * hat @ hat, base_position=(0.3, -0.2, 1.1))
+    return builder.build(), chance
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_chain_tangent_equals_differences_of_the_rnea_on_a_branched_tree(seed):
+    """The tangent-linear RNEA of chain_tangent.py against central differences of g = tau - h, with
+    revolute and prismatic joints, a branch and every joint force (paper 000 eq. 42 for minimal coordinates)."""
+    system, chance = _tree_with_controllers()
+    assert set(system.chain_int[:, 1]) == {REVOLUTE, PRISMATIC} and analytic_tangent_applies(system)
+    chance = np.random.default_rng(seed)
+    n = system.chain_int.shape[0]
+    q, v = chance.uniform(-1.5, 1.5, n), chance.uniform(-2.0, 2.0, n)
+    K, C = _analytic(system, q, v, 0.3)
+    for analytic, positions in ((K, True), (C, False)):
+        expected = _central_differences(system, q, v, 0.3, positions)
+        scale = np.abs(expected).max()
+        assert np.abs(analytic - expected).max() <= 1e-7 * scale, (positions, np.abs(analytic - expected).max(), scale)

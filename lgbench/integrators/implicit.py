@@ -42,8 +42,8 @@ NEWTON_DEFAULTS: dict[str, Any] = {
     "newton": "full",          # "full" or "modified" (paper 000 Sect. 3.4)
     "texp": False,             # T_exp in the iteration matrix (paper 000 eq. 40; neglected in its Sect. 4)
     "tangent": "forces",       # K_t from the forces (eq. 42) or the "full" residual (eq. 41)
-    "jacobian": "analytic",    # K_t, C_t of the forces differentiated by hand (lgbench/mbs/force_tangent.py)
-                               # or by "finite-difference" (always for tangent = "full" and minimal coordinates)
+    "jacobian": "analytic",    # K_t, C_t of the forces differentiated by hand (lgbench/mbs/force_tangent.py,
+                               # chain_tangent.py) or by "finite-difference" (always for tangent = "full")
     "newton_rtol": 1e-8,       # relative tolerance on ||[r; Phi]|| (paper 000's code default)
     "newton_atol": 1e-10,      # absolute tolerance on ||[r; Phi]||
     "max_iterations": 25,

@@ -2,9 +2,9 @@
 
 S_t = [[M beta' + C_t gamma' + K_t T, B^T], [B T, 0]] with T = T_exp(dq_n) (T_SO3 on the rotation block of
 RV nodes, T_SE3 on the 6-block of SE3 nodes) or I. K_t and C_t of the forces (eq. 42) analytic
-(``lgbench/mbs/force_tangent.py``, option ``jacobian = "analytic"``, the default for bodies) or by forward
-differences along UAC (one evaluation per coordinate of a colour of bodies, ``SystemBuilder._force_colors``;
-always for minimal-coordinate chains); K_t of the whole residual (eq. 41, option ``tangent = "full"``) by
+(``lgbench/mbs/force_tangent.py``, ``chain_tangent.py`` for minimal coordinates; option ``jacobian =
+"analytic"``, the default) or by forward differences along UAC (one evaluation per coordinate of a colour of
+bodies, ``SystemBuilder._force_colors``); K_t of the whole residual (eq. 41, option ``tangent = "full"``) by
 forward differences. Dense, banded (chains) and the stabilised index-2 blocks of paper 002 eq. (62).
 """
 import math
@@ -41,14 +41,26 @@ def _write_tangent_so3(psi, k, T, r0):
 
 
 @njit(cache=True)
-def _add_body_tangent(body_int, i, dq, T, col0):
-    """Body i's block of T(dq) into T at col0: T_SO3 on the rotation block of RV nodes (in place),
-    T_SE3 (paper 002 eq. 35) on the 6-block of SE3 nodes; the identity entries are left to the caller."""
-    vs = body_int[i, B_VSTART]
+def _tangent_block(body_int, i):
+    """(first velocity coordinate, size) of body i's non-identity block of T (``_add_body_tangent``): the
+    rotation block of an RV node, the 6-block of an SE3 node; size 0 for classical nodes (T = I there)."""
     if body_int[i, B_FORM] == RV:
-        qr, vr = rotation_start(body_int, i)
-        _write_tangent_so3(dq, qr, T, vr + col0 - vs)
-    elif body_int[i, B_FORM] == SE3:
+        return rotation_start(body_int, i)[1], 3
+    if body_int[i, B_FORM] == SE3:
+        return body_int[i, B_VSTART], 6
+    return 0, 0
+
+
+@njit(cache=True)
+def _add_body_tangent(body_int, i, dq, T, col0):
+    """Body i's block of T(dq) (``_tangent_block``) into T, body i's velocity columns starting at col0:
+    T_SO3 on the rotation block of RV nodes (in place), T_SE3 (paper 002 eq. 35) on the 6-block of SE3 nodes;
+    the identity entries are left to the caller."""
+    vs = body_int[i, B_VSTART]
+    k0, size = _tangent_block(body_int, i)
+    if size == 3:
+        _write_tangent_so3(dq, rotation_start(body_int, i)[0], T, k0 + col0 - vs)
+    elif size == 6:
         T[col0:col0 + 6, col0:col0 + 6] = tangent_operator_se3(dq[vs:vs + 6])
 
 
@@ -199,17 +211,6 @@ def iteration_matrix_at_residual(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts,
     if opts.texp:
         _tangent_matrix(sys.body_int, dqn, w.T)
         _tangent_columns(sys.body_int, w.M, w.Ct, w.K, w.C, w.T, bp, gp, scale, S)
-
-
-@njit(cache=True)
-def _tangent_block(body_int, i):
-    """(first velocity coordinate, size) of body i's non-identity block of T (``_add_body_tangent``): the
-    rotation block of an RV node, the 6-block of an SE3 node; size 0 for classical nodes (T = I there)."""
-    if body_int[i, B_FORM] == RV:
-        return rotation_start(body_int, i)[1], 3
-    if body_int[i, B_FORM] == SE3:
-        return body_int[i, B_VSTART], 6
-    return 0, 0
 
 
 @njit(cache=True)

@@ -185,54 +185,52 @@ def vector_kinematics(sys, i, q, v, a):
             mat3_vec(R, cross(omega, cross(omega, a)) + cross(rate, a)))
 
 
-@njit(cache=True)
-def _add_projected_jacobian(body_int, i, q, b, direction, translation, sign, row, C, col0):
-    """C[row, body i] += sign * direction^T J, J = d(point or vector velocity)/dv_i; body i's velocity
-    columns start at col0 of C (its B_VSTART for the dense B, 0 for a block of ``constraint_blocks``).
+@njit(inline="always")
+def _add_projected_row(form, free, vr, u, direction, W, b, translation, sign, row, C, col0):
+    """C[row, body] += sign * direction^T J with u = R^T direction and W = ``rate_map_entries`` evaluated by
+    the caller; the body's translation columns start at col0, its rotation columns at vr.
 
     For a point (translation=True) J = [I, -R hat(b) W] (SE3 nodes: [R, -R hat(b)]); for a vector
-    J = [0, -R hat(b) W]. With u = R^T direction, direction^T (-R hat(b) W) = (b x u)^T W: tuples, no array.
+    J = [0, -R hat(b) W]. direction^T (-R hat(b) W) = (b x u)^T W: tuples, no array.
     """
-    if i == GROUND:
-        return
-    form = body_int[i, B_FORM]
-    qr, vr = rotation_start(body_int, i)
-    vr += col0 - body_int[i, B_VSTART]
-    u = _rotate_back(rotation_entries(form, q, qr), direction)
-    if translation and body_int[i, B_KIND] == FREE:
+    if translation and free:
         along = u if form == SE3 else (direction[0], direction[1], direction[2])
         for k in range(3):
             C[row, col0 + k] += sign * along[k]
     y0, y1, y2 = _cross3(b, u)
-    W = rate_map_entries(form, q, qr)
     for c in range(4 if form == EP else 3):
         C[row, vr + c] += sign * (y0 * W[c] + y1 * W[4 + c] + y2 * W[8 + c])
 
 
 @njit(cache=True)
-def _add_point_jacobian(body_int, i, q, b, sign, row, C, col0):
-    """C[row:row+3, body i] += sign * J of the body point b: the three rows of ``_add_projected_jacobian``
-    along the unit vectors e_k, with R and W evaluated once for the three (u = R^T e_k is row k of R).
-    The same arithmetic, entry by entry, as three row-by-row calls."""
+def _add_projected_jacobian(body_int, i, q, b, direction, translation, sign, row, C, col0):
+    """C[row, body i] += sign * direction^T J (``_add_projected_row``), J = d(point or vector velocity)/dv_i;
+    body i's velocity columns start at col0 of C (its B_VSTART for the dense B, 0 for a block of
+    ``constraint_blocks``)."""
     if i == GROUND:
         return
     form = body_int[i, B_FORM]
     qr, vr = rotation_start(body_int, i)
-    vr += col0 - body_int[i, B_VSTART]
+    u = _rotate_back(rotation_entries(form, q, qr), direction)
+    _add_projected_row(form, body_int[i, B_KIND] == FREE, vr + col0 - body_int[i, B_VSTART], u, direction,
+                       rate_map_entries(form, q, qr), b, translation, sign, row, C, col0)
+
+
+@njit(cache=True)
+def _add_point_jacobian(body_int, i, q, b, sign, row, C, col0):
+    """C[row:row+3, body i] += sign * J of the body point b: the rows of ``_add_projected_row`` along the unit
+    vectors e_k, with R and W evaluated once for the three (u = R^T e_k is row k of R)."""
+    if i == GROUND:
+        return
+    form = body_int[i, B_FORM]
+    qr, vr = rotation_start(body_int, i)
     R = rotation_entries(form, q, qr)
     W = rate_map_entries(form, q, qr)
     free = body_int[i, B_KIND] == FREE
     for k in range(3):
-        u = (R[3 * k], R[3 * k + 1], R[3 * k + 2])
-        if free:
-            if form == SE3:
-                for m in range(3):
-                    C[row + k, col0 + m] += sign * u[m]
-            else:
-                C[row + k, col0 + k] += sign
-        y0, y1, y2 = _cross3(b, u)
-        for c in range(4 if form == EP else 3):
-            C[row + k, vr + c] += sign * (y0 * W[c] + y1 * W[4 + c] + y2 * W[8 + c])
+        e = (1.0 if k == 0 else 0.0, 1.0 if k == 1 else 0.0, 1.0 if k == 2 else 0.0)
+        _add_projected_row(form, free, vr + col0 - body_int[i, B_VSTART], (R[3 * k], R[3 * k + 1], R[3 * k + 2]),
+                           e, W, b, True, sign, row + k, C, col0)
 
 
 @njit(cache=True)

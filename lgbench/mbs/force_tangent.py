@@ -3,7 +3,8 @@
 g(q, v, t) is ``generalized_forces_inline``: the applied loads plus the gyroscopic terms. Paper 000 eq. (42)
 obtains K_t and C_t by finite differences of g (``iteration_matrix._grouped_force_blocks``); here
 they are differentiated by hand, element by element, as the paper's own code does with its "direct"
-Jacobians. Minimal-coordinate chains (RNEA) are left to finite differences.
+Jacobians. Minimal-coordinate chains are differentiated by the tangent-linear RNEA of
+``lgbench/mbs/chain_tangent.py``.
 
 The chain rule runs through the physical variables of each body: position x (global), rotation R with
 the body-frame increment dR = R dPi~, velocity u = x' (global) and angular velocity omega (body frame).
@@ -30,6 +31,8 @@ from numba import njit
 
 from lgbench.lie.tait_bryan import body_rate_dot_apply_rxyz
 from lgbench.mbs.banded import BODY_BLOCK
+from lgbench.mbs.chain import K_WIDTH
+from lgbench.mbs.chain_tangent import chain_force_tangent
 from lgbench.mbs.codes import (
     BODY_TORQUE, EP, EP_NORM_RATE_TORQUE, FREE, F_BODY, F_OTHER, F_TYPE, GLOBAL_TORQUE, GRAVITY,
     GRAVITY_ACCELERATION, JOINT_PD, MANUFACTURED_LOAD, PD_AXIS, PD_KD, PD_KP, PD_REFERENCE1, PD_REFERENCE2,
@@ -66,12 +69,15 @@ class TangentWorkspace(NamedTuple):
     Lv: np.ndarray          # (WRENCH, WRENCH) ... by [u, omega]
     Wz: np.ndarray          # (WRENCH, BODY_BLOCK) wrench by the other body's z
     Wv: np.ndarray          # (WRENCH, BODY_BLOCK) ... by its v
+    chain: np.ndarray       # (chain rows, chain.K_WIDTH) the RNEA's link quantities
+    chain_tangent: np.ndarray   # (chain rows, chain.K_WIDTH) their derivatives in one direction
+    chain_torque: np.ndarray    # (chain rows,) scratch of the joint forces and their derivatives
 
 
 def analytic_tangent_applies(system) -> bool:
-    """True if ``force_tangent`` covers ``system``: bodies only (no minimal-coordinate chain), of the node types
-    in ``ANALYTIC_FORMULATIONS``, loaded by the elements in ``DIFFERENTIATED``."""
-    return (system.chain_int.shape[0] == 0 and system.body_int.shape[0] > 0
+    """True if ``force_tangent`` covers ``system``: bodies of the node types in ``ANALYTIC_FORMULATIONS``,
+    loaded by the elements in ``DIFFERENTIATED``, and minimal-coordinate chains."""
+    return (system.chain_int.shape[0] + system.body_int.shape[0] > 0
             and all(int(f) in ANALYTIC_FORMULATIONS for f in system.body_int[:, B_FORM])
             and all(int(f) in DIFFERENTIATED for f in system.force_int[:, F_TYPE]))
 
@@ -83,6 +89,7 @@ def tangent_workspace(system) -> TangentWorkspace:
         return empty_tangent_workspace()
     nv = int(system.sizes[1])
     n_bodies = system.body_int.shape[0]
+    n_rows = system.chain_int.shape[0]
     slot = -np.ones((nv, 2), dtype=np.int64)
     for grp, members in enumerate(system.force_groups):
         for m, k in enumerate(members):
@@ -92,7 +99,8 @@ def tangent_workspace(system) -> TangentWorkspace:
                             np.zeros((n_bodies, BODY_BLOCK, WRENCH)), np.zeros((3, 3)), np.zeros((2, 3, 3)),
                             np.zeros((4, 4)), np.zeros((WRENCH, WRENCH)),
                             np.zeros((WRENCH, WRENCH)), np.zeros((WRENCH, BODY_BLOCK)),
-                            np.zeros((WRENCH, BODY_BLOCK)))
+                            np.zeros((WRENCH, BODY_BLOCK)), np.zeros((n_rows, K_WIDTH)), np.zeros((n_rows, K_WIDTH)),
+                            np.zeros(n_rows))
 
 
 def empty_tangent_workspace() -> TangentWorkspace:
@@ -101,7 +109,8 @@ def empty_tangent_workspace() -> TangentWorkspace:
                             np.zeros((0, BODY_BLOCK, WRENCH)), np.zeros((3, 3)), np.zeros((2, 3, 3)),
                             np.zeros((4, 4)), np.zeros((WRENCH, WRENCH)),
                             np.zeros((WRENCH, WRENCH)), np.zeros((WRENCH, BODY_BLOCK)),
-                            np.zeros((WRENCH, BODY_BLOCK)))
+                            np.zeros((WRENCH, BODY_BLOCK)), np.zeros((0, K_WIDTH)), np.zeros((0, K_WIDTH)),
+                            np.zeros(0))
 
 
 @njit(inline="always")
@@ -542,7 +551,7 @@ def force_tangent(sys, q, v, t, force, torque, tw, Kg, Cg):
 def force_tangent_inline(sys, q, v, t, force, torque, tw, Kg, Cg):
     """Group blocks Kg of K_t = -dg/dz (along UAC) and Cg of C_t = -dg/dv at (q, v, t), analytic (module
     note); force and torque must hold the applied loads at (q, v, t) (as after the residual evaluation
-    the Newton loops make at the iterate). Bodies in absolute coordinates only. Inlined into the
+    the Newton loops make at the iterate); chains by ``chain_tangent``. Inlined into the
     iteration matrices: a compiled call that passes the system and workspace tuples copies some 25
     arrays, about as long as the whole kernel takes on a one-body system."""
     Kg[:, :, :] = 0.0
@@ -593,3 +602,5 @@ def force_tangent_inline(sys, q, v, t, force, torque, tw, Kg, Cg):
             _add_skew(Lp, 3, 3, _rotate_back(R, (couple[0], couple[1], couple[2])), 1.0)
         _add_wrench(body_int, slot, i, i, kinematics, E, Lp, Lv, tw.Wz, tw.Wv, Kg, Cg,
                     ftype != POINT_SPRING_DAMPER)
+    if sys.chain_int.shape[0] > 0:
+        chain_force_tangent(sys, q, v, tw.chain, tw.chain_tangent, tw.chain_torque, slot, Kg, Cg)
