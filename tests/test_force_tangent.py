@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 from lgbench.mbs.chain_builder import ChainLink, add_chain
-from lgbench.mbs.codes import BANG_BANG, CONSTANT, PRISMATIC, REVOLUTE
+from lgbench.mbs.codes import BANG_BANG, CONSTANT, F_TYPE, PRISMATIC, REVOLUTE
 
 from lgbench.mbs.coordinate_update import update_coordinates
 from lgbench.mbs.codes import ForceType
 from lgbench.mbs.force_tangent import (
-    ANALYTIC_FORMULATIONS, DIFFERENTIATED, analytic_tangent_applies, force_tangent, tangent_workspace,
+    ANALYTIC_FORMULATIONS, DIFFERENTIATED, LOADS, analytic_tangent_applies, force_tangent, tangent_workspace,
 )
 from lgbench.mbs.formulations import FORMULATION_CODES, IMPLICIT_FORMULATIONS
 from lgbench.mbs.residual import generalized_forces
@@ -58,7 +58,7 @@ def _central_differences(system, q, v, t, positions, rel=1e-5):
     return out
 
 
-def _analytic(system, q, v, t):
+def _analytic(system, q, v, t, with_loads=True):
     """(K_t, C_t) of ``force_tangent`` as dense matrices."""
     nv = v.shape[0]
     n_bodies = system.body_int.shape[0]
@@ -67,7 +67,7 @@ def _analytic(system, q, v, t):
     groups = system.force_groups
     Kg = np.full((groups.shape[0], groups.shape[1], groups.shape[1]), np.nan)
     Cg = Kg.copy()
-    force_tangent(system, q, v, t, force, torque, tangent_workspace(system), Kg, Cg)
+    force_tangent(system, q, v, t, force, torque, tangent_workspace(system), Kg, Cg, with_loads)
     K, C = np.zeros((nv, nv)), np.zeros((nv, nv))
     for grp, members in enumerate(groups):
         rows = members[members >= 0]
@@ -85,6 +85,21 @@ def test_analytic_tangent_equals_differences_of_the_forces(name, formulation, se
     for analytic, positions in ((K, True), (C, False)):
         expected = _central_differences(system, q, v, t, positions)
         scale = max(np.abs(expected).max(), 1e-12)
+        assert np.abs(analytic - expected).max() <= 1e-6 * scale, (positions, np.abs(analytic - expected).max(), scale)
+
+
+@pytest.mark.parametrize("name, formulation", CASES, ids=[f"{n}-{f}" for n, f in CASES])
+def test_tangent_without_loads_differentiates_only_the_other_elements(name, formulation):
+    """Option loads_jacobian = false (paper 000's code by default, docs/notes/exudyn_newton.md): K_t and C_t
+    equal the derivatives of g with the LOADS (gravity, torques, manufactured loads) removed from the system,
+    so the loads enter neither as elements nor through the bodies' terms (W^T(rho) tau, SE3's R^T f)."""
+    system, q, v = _random_state(MODELS[name].build(formulation), 5)
+    keep = [k for k, ftype in enumerate(system.force_int[:, F_TYPE]) if int(ftype) not in LOADS]
+    others = system._replace(force_int=system.force_int[keep], force_real=system.force_real[keep])
+    K, C = _analytic(system, q, v, 0.37, with_loads=False)
+    for analytic, positions in ((K, True), (C, False)):
+        expected = _central_differences(others, q, v, 0.37, positions)
+        scale = max(np.abs(expected).max(), 1.0)
         assert np.abs(analytic - expected).max() <= 1e-6 * scale, (positions, np.abs(analytic - expected).max(), scale)
 
 
@@ -166,3 +181,28 @@ def test_chain_tangent_equals_differences_of_the_rnea_on_a_branched_tree(seed):
         expected = _central_differences(system, q, v, 0.3, positions)
         scale = np.abs(expected).max()
         assert np.abs(analytic - expected).max() <= 1e-7 * scale, (positions, np.abs(analytic - expected).max(), scale)
+
+
+def test_loads_jacobian_off_needs_the_analytic_tangent():
+    from lgbench.exceptions import InputError
+    from lgbench.integrators.implicit import GENERALIZED_ALPHA
+
+    with pytest.raises(InputError, match="loads_jacobian = false needs jacobian = analytic"):
+        GENERALIZED_ALPHA.validate_options({"loads_jacobian": False, "jacobian": "finite-difference"})
+    with pytest.raises(InputError, match="must be true or false"):
+        GENERALIZED_ALPHA.validate_options({"loads_jacobian": "no"})
+
+
+@pytest.mark.parametrize("h, published, default", [(1e-3, 1.96, 1.88), (5e-4, 1.9, 1.48), (2.5e-4, 1.8, 1.0)])
+def test_without_the_loads_jacobian_rv_needs_the_newton_iterations_of_table4(h, published, default):
+    """Paper 000 Table 4, RV column (heavy top, rho_inf = 0.9, full Newton, 1 s): the paper's code leaves the
+    gravity stiffness out of its iteration matrix, so its first iteration leaves a residual ~ h^2 e_0 instead
+    of ~ h^3 e_0 and needs a second one more often. lgbench's default matrix includes it (fewer iterations)."""
+    counts = {}
+    for loads in (True, False):
+        run = run_single(RunSpec("heavy_top", "RV", "generalized-alpha", h, 1.0,
+                                 options=(("rho_inf", 0.9), ("newton", "full"), ("loads_jacobian", loads))))
+        assert run.status == "ok", run.message
+        counts[loads] = run.statistics["newton_per_step"]
+    assert counts[False] == pytest.approx(published, abs=0.05)
+    assert counts[True] == pytest.approx(default, abs=0.02)

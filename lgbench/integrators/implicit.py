@@ -44,6 +44,8 @@ NEWTON_DEFAULTS: dict[str, Any] = {
     "tangent": "forces",       # K_t from the forces (eq. 42) or the "full" residual (eq. 41)
     "jacobian": "analytic",    # K_t, C_t of the forces differentiated by hand (lgbench/mbs/force_tangent.py,
                                # chain_tangent.py) or by "finite-difference" (always for tangent = "full")
+    "loads_jacobian": True,    # false: the applied loads (gravity, torques) left out of K_t and C_t, as paper
+                               # 000's code does by default (docs/notes/exudyn_newton.md); needs jacobian = analytic
     "newton_rtol": 1e-8,       # relative tolerance on ||[r; Phi]|| (paper 000's code default)
     "newton_atol": 1e-10,      # absolute tolerance on ||[r; Phi]||
     "max_iterations": 25,
@@ -103,9 +105,12 @@ def implicit_options(integrator, options: dict[str, Any]) -> tuple[NewtonOptions
     for key in ("max_iterations", "max_modified_iterations"):
         if not isinstance(merged[key], (int, np.integer)) or merged[key] < 1:
             raise InputError(f"must be a positive integer, got {merged[key]!r}", field=f"options.{key}")
-    for key in ("texp", "scaling"):
+    for key in ("texp", "scaling", "loads_jacobian"):
         if not isinstance(merged[key], (bool, np.bool_)):
             raise InputError(f"must be true or false, got {merged[key]!r}", field=f"options.{key}")
+    if not merged["loads_jacobian"] and (merged["jacobian"] != "analytic" or merged["tangent"] != "forces"):
+        raise InputError("loads_jacobian = false needs jacobian = analytic and tangent = forces",
+                         field="options.loads_jacobian", allowed=[True])
     if merged.get("linear_algebra") == "banded" and (merged["tangent"] == "full" or merged.get("index") == 2):
         raise InputError("the banded solver needs tangent = forces and index = 3", field="options.linear_algebra",
                          allowed=["auto", "dense"])

@@ -41,7 +41,7 @@ from lgbench.mbs.codes import (
 )
 from lgbench.mbs.constraints import _body_rotation, _cross3, _dot3, _rotate, _rotate_back, rate_map_entries
 from lgbench.mbs.dynamics import euler_moment
-from lgbench.mbs.loads import inertia_apply, joint_pd_torque
+from lgbench.mbs.loads import _add_point_spring_damper, inertia_apply, joint_pd_torque, other_load
 from lgbench.mbs.manufactured import manufactured_load
 from lgbench.mbs.pose import _vec3, body_angular_velocity, rotation_start
 from lgbench.mbs.system import B_COM, B_FORM, B_INERTIA, B_KIND, B_MASS, B_NV, B_QSTART, B_VSTART, GROUND
@@ -51,6 +51,10 @@ POSITION, VELOCITY_OF_Z, VELOCITY_OF_V = range(3)   # the kinematic sensitivitie
 DIFFERENTIATED = frozenset({GRAVITY, BODY_TORQUE, GLOBAL_TORQUE, POINT_SPRING_DAMPER, RAMP_BODY_TORQUE, JOINT_PD,
                             EP_NORM_RATE_TORQUE, MANUFACTURED_LOAD})
 """The force elements ``force_tangent`` differentiates; a system with any other falls back to finite differences."""
+LOADS = frozenset({GRAVITY, BODY_TORQUE, GLOBAL_TORQUE, RAMP_BODY_TORQUE, MANUFACTURED_LOAD})
+"""The elements that are applied loads in paper 000's code (its Load items, as opposed to objects and connectors):
+with the integrator option ``loads_jacobian = false`` their derivatives stay out of K_t and C_t, as that code
+leaves them out by default (``timeIntegration.computeLoadsJacobian = 0``; docs/notes/exudyn_newton.md)."""
 ANALYTIC_FORMULATIONS = frozenset({RV, SE3, RXYZ, EP})
 """The node types ``_kinematics`` knows (those of the implicit integrators)."""
 
@@ -72,6 +76,8 @@ class TangentWorkspace(NamedTuple):
     chain: np.ndarray       # (chain rows, chain.K_WIDTH) the RNEA's link quantities
     chain_tangent: np.ndarray   # (chain rows, chain.K_WIDTH) their derivatives in one direction
     chain_torque: np.ndarray    # (chain rows,) scratch of the joint forces and their derivatives
+    element_force: np.ndarray   # (n_bodies, 3) force of the elements that are not LOADS (``_element_loads``)
+    element_torque: np.ndarray  # (n_bodies, 3) their torque, body frame
 
 
 def analytic_tangent_applies(system) -> bool:
@@ -100,7 +106,7 @@ def tangent_workspace(system) -> TangentWorkspace:
                             np.zeros((4, 4)), np.zeros((WRENCH, WRENCH)),
                             np.zeros((WRENCH, WRENCH)), np.zeros((WRENCH, BODY_BLOCK)),
                             np.zeros((WRENCH, BODY_BLOCK)), np.zeros((n_rows, K_WIDTH)), np.zeros((n_rows, K_WIDTH)),
-                            np.zeros(n_rows))
+                            np.zeros(n_rows), np.zeros((n_bodies, 3)), np.zeros((n_bodies, 3)))
 
 
 def empty_tangent_workspace() -> TangentWorkspace:
@@ -110,7 +116,7 @@ def empty_tangent_workspace() -> TangentWorkspace:
                             np.zeros((4, 4)), np.zeros((WRENCH, WRENCH)),
                             np.zeros((WRENCH, WRENCH)), np.zeros((WRENCH, BODY_BLOCK)),
                             np.zeros((WRENCH, BODY_BLOCK)), np.zeros((0, K_WIDTH)), np.zeros((0, K_WIDTH)),
-                            np.zeros(0))
+                            np.zeros(0), np.zeros((0, 3)), np.zeros((0, 3)))
 
 
 @njit(inline="always")
@@ -541,21 +547,49 @@ def _ep_norm_rate(body_int, body_real, slot, i, q, v, kinematics, E, tw, Kg, Cg)
     _add_coordinate_wrench(body_int, slot, i, i, E, Wz, Wv, Kg, Cg, True)
 
 
-@njit(cache=True)
-def force_tangent(sys, q, v, t, force, torque, tw, Kg, Cg):
-    """``force_tangent_inline`` as a compiled call, for callers outside the Newton loops."""
-    force_tangent_inline(sys, q, v, t, force, torque, tw, Kg, Cg)
+@njit(inline="always")
+def _is_load(ftype):
+    """``ftype`` is one of ``LOADS``."""
+    return (ftype == GRAVITY or ftype == BODY_TORQUE or ftype == GLOBAL_TORQUE or ftype == RAMP_BODY_TORQUE
+            or ftype == MANUFACTURED_LOAD)
 
 
 @njit(inline="always")
-def force_tangent_inline(sys, q, v, t, force, torque, tw, Kg, Cg):
+def _element_loads(sys, q, v, t, rotation, force, torque):
+    """force, torque of the force elements that are not ``LOADS`` (spring-dampers, PD controllers, the EP
+    norm-rate torque), by the kernels of ``lgbench.mbs.loads``."""
+    force[:, :] = 0.0
+    torque[:, :] = 0.0
+    for k in range(sys.force_int.shape[0]):
+        ftype = sys.force_int[k, F_TYPE]
+        if ftype == POINT_SPRING_DAMPER:
+            i = sys.force_int[k, F_BODY]
+            qr, _ = rotation_start(sys.body_int, i)
+            _add_point_spring_damper(sys.body_int, sys.force_real, k, i, sys.body_int[i, B_FORM], qr, q, v, False,
+                                     rotation, force, torque)
+        elif not _is_load(ftype):
+            other_load(sys, k, q, v, t, force, torque)
+
+
+@njit(cache=True)
+def force_tangent(sys, q, v, t, force, torque, tw, Kg, Cg, with_loads=True):
+    """``force_tangent_inline`` as a compiled call, for callers outside the Newton loops."""
+    force_tangent_inline(sys, q, v, t, force, torque, tw, Kg, Cg, with_loads)
+
+
+@njit(inline="always")
+def force_tangent_inline(sys, q, v, t, force, torque, tw, Kg, Cg, with_loads):
     """Group blocks Kg of K_t = -dg/dz (along UAC) and Cg of C_t = -dg/dv at (q, v, t), analytic (module
     note); force and torque must hold the applied loads at (q, v, t) (as after the residual evaluation
-    the Newton loops make at the iterate); chains by ``chain_tangent``. Inlined into the
+    the Newton loops make at the iterate); chains by ``chain_tangent``. Without ``with_loads`` the
+    ``LOADS`` are left out: their own derivatives, and their force and torque in the bodies' terms. Inlined into the
     iteration matrices: a compiled call that passes the system and workspace tuples copies some 25
     arrays, about as long as the whole kernel takes on a one-body system."""
     Kg[:, :, :] = 0.0
     Cg[:, :, :] = 0.0
+    if not with_loads:
+        _element_loads(sys, q, v, t, tw.rotation, tw.element_force, tw.element_torque)
+        force, torque = tw.element_force, tw.element_torque
     body_int = sys.body_int
     body_real = sys.body_real
     rotation = tw.rotation
@@ -576,7 +610,7 @@ def force_tangent_inline(sys, q, v, t, force, torque, tw, Kg, Cg):
         ftype = force_int[k, F_TYPE]
         i = force_int[k, F_BODY]
         form = body_int[i, B_FORM]
-        if ftype == BODY_TORQUE or ftype == RAMP_BODY_TORQUE:
+        if ftype == BODY_TORQUE or ftype == RAMP_BODY_TORQUE or (_is_load(ftype) and not with_loads):
             continue
         if ftype == JOINT_PD:
             _joint_pd(sys, k, q, v, t, rotation, kinematics, E, slot, tw, Kg, Cg)
