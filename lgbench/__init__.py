@@ -9,6 +9,9 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 
 from lgbench._compile_cache import configure_numba_cache  # noqa: E402  (after the BLAS settings)
+from lgbench._numba_inlining import install as _install_inlining_fix  # noqa: E402
+
+_install_inlining_fix()
 
 __version__ = "0.1.0"
 NUMBA_CACHE_DIR = configure_numba_cache()
