@@ -46,6 +46,8 @@ NEWTON_DEFAULTS: dict[str, Any] = {
                                # chain_tangent.py) or by "finite-difference" (always for tangent = "full")
     "loads_jacobian": True,    # false: the applied loads (gravity, torques) left out of K_t and C_t, as paper
                                # 000's code does by default (docs/notes/exudyn_newton.md); needs jacobian = analytic
+    "damper_position_jacobian": True,  # false: point dampers' force differentiated by the velocities only, as
+                                       # paper 000's connectors (docs/notes/exudyn_newton.md); needs analytic
     "newton_rtol": 1e-8,       # relative tolerance on ||[r; Phi]|| (paper 000's code default)
     "newton_atol": 1e-10,      # absolute tolerance on ||[r; Phi]||
     "max_iterations": 25,
@@ -105,12 +107,13 @@ def implicit_options(integrator, options: dict[str, Any]) -> tuple[NewtonOptions
     for key in ("max_iterations", "max_modified_iterations"):
         if not isinstance(merged[key], (int, np.integer)) or merged[key] < 1:
             raise InputError(f"must be a positive integer, got {merged[key]!r}", field=f"options.{key}")
-    for key in ("texp", "scaling", "loads_jacobian"):
+    for key in ("texp", "scaling", "loads_jacobian", "damper_position_jacobian"):
         if not isinstance(merged[key], (bool, np.bool_)):
             raise InputError(f"must be true or false, got {merged[key]!r}", field=f"options.{key}")
-    if not merged["loads_jacobian"] and (merged["jacobian"] != "analytic" or merged["tangent"] != "forces"):
-        raise InputError("loads_jacobian = false needs jacobian = analytic and tangent = forces",
-                         field="options.loads_jacobian", allowed=[True])
+    for key in ("loads_jacobian", "damper_position_jacobian"):
+        if not merged[key] and (merged["jacobian"] != "analytic" or merged["tangent"] != "forces"):
+            raise InputError(f"{key} = false needs jacobian = analytic and tangent = forces",
+                             field=f"options.{key}", allowed=[True])
     if merged.get("linear_algebra") == "banded" and (merged["tangent"] == "full" or merged.get("index") == 2):
         raise InputError("the banded solver needs tangent = forces and index = 3", field="options.linear_algebra",
                          allowed=["auto", "dense"])

@@ -556,7 +556,7 @@ class IntrinsicIntegrator:
         """Full Newton, the test on the correction only (``_correct``): the residual test is switched off
         (rtol = atol = 0)."""
         return NewtonOptions(modified=False, texp=False, full_tangent=False, analytic_tangent=False,
-                             loads_jacobian=True, rtol=0.0,
+                             loads_jacobian=True, damper_position_jacobian=True, rtol=0.0,
                              atol=0.0, max_iterations=int(options["max_iterations"]), max_modified_iterations=0,
                              contractivity=0.0, fd_relative_step=0.0, fd_step_floor=0.0, scaling=False, index=3)
 

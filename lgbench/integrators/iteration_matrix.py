@@ -191,7 +191,8 @@ def iteration_matrix_at_residual(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts,
         _residual_stiffness(sys, q, v, a, lam, t, rel, floor, w.z, w.qp, w.Mp, w.Cp, w.force, w.torque, w.gp,
                             w.r, w.r0, w.rp, w.K)
     if not full and analytic_tangent_available(sys, opts, w):
-        force_tangent_inline(sys, q, v, t, w.force, w.torque, w.tangent, w.Kg, w.Cg, opts.loads_jacobian)
+        force_tangent_inline(sys, q, v, t, w.force, w.torque, w.tangent, w.Kg, w.Cg, opts.loads_jacobian,
+                             opts.damper_position_jacobian)
         _scatter_groups(sys.force_groups, w.Kg, w.K)
         _scatter_groups(sys.force_groups, w.Cg, w.Ct)
     else:
@@ -277,7 +278,8 @@ def band_iteration_matrix(sys, q, dqn, v, t, bp, gp, scale, opts, w):
     floor = opts.fd_step_floor
     texp = opts.texp
     if analytic_tangent_available(sys, opts, w):
-        force_tangent_inline(sys, q, v, t, w.force, w.torque, w.tangent, w.Kg, w.Cg, opts.loads_jacobian)
+        force_tangent_inline(sys, q, v, t, w.force, w.torque, w.tangent, w.Kg, w.Cg, opts.loads_jacobian,
+                             opts.damper_position_jacobian)
     else:
         for which in range(2):      # one inlined site
             positions = which == 0

@@ -60,6 +60,7 @@ class NewtonOptions(NamedTuple):
     full_tangent: bool        # K_t from the full residual (eq. 41) instead of the forces (eq. 42)
     analytic_tangent: bool    # K_t, C_t of the forces analytic (lgbench/mbs/force_tangent.py), else differences
     loads_jacobian: bool      # the applied loads' derivatives in K_t, C_t (force_tangent.LOADS)
+    damper_position_jacobian: bool  # point dampers' force differentiated by the coordinates too (force_tangent)
     rtol: float
     atol: float
     max_iterations: int
@@ -75,7 +76,8 @@ def newton_options(merged: dict[str, Any]) -> NewtonOptions:
     """The compiled-side settings from validated integrator options."""
     return NewtonOptions(
         modified=merged["newton"] == "modified", texp=bool(merged["texp"]), full_tangent=merged["tangent"] == "full",
-        analytic_tangent=merged["jacobian"] == "analytic", loads_jacobian=bool(merged.get("loads_jacobian", True)),
+        analytic_tangent=merged["jacobian"] == "analytic", loads_jacobian=bool(merged["loads_jacobian"]),
+        damper_position_jacobian=bool(merged["damper_position_jacobian"]),
         rtol=float(merged["newton_rtol"]), atol=float(merged["newton_atol"]),
         max_iterations=int(merged["max_iterations"]), max_modified_iterations=int(merged["max_modified_iterations"]),
         contractivity=float(merged["contractivity"]), fd_relative_step=float(merged["fd_relative_step"]),

@@ -54,7 +54,10 @@ DIFFERENTIATED = frozenset({GRAVITY, BODY_TORQUE, GLOBAL_TORQUE, POINT_SPRING_DA
 LOADS = frozenset({GRAVITY, BODY_TORQUE, GLOBAL_TORQUE, RAMP_BODY_TORQUE, MANUFACTURED_LOAD})
 """The elements that are applied loads in paper 000's code (its Load items, as opposed to objects and connectors):
 with the integrator option ``loads_jacobian = false`` their derivatives stay out of K_t and C_t, as that code
-leaves them out by default (``timeIntegration.computeLoadsJacobian = 0``; docs/notes/exudyn_newton.md)."""
+leaves them out by default (``timeIntegration.computeLoadsJacobian = 0``; docs/notes/exudyn_newton.md).
+With ``damper_position_jacobian = false`` the point spring-dampers' damping force is differentiated with
+respect to the velocities only, not with respect to the coordinates through the point's velocity
+v_P(q, v), as that code's connector Jacobian does (J_P^T D J_P, no d(J_P v)/dq)."""
 ANALYTIC_FORMULATIONS = frozenset({RV, SE3, RXYZ, EP})
 """The node types ``_kinematics`` knows (those of the implicit integrators)."""
 
@@ -241,20 +244,23 @@ def _add_coordinate_wrench(body_int, slot, i, j, E, Wz, Wv, Kg, Cg, moment_only)
 
 
 @njit(inline="always")
-def _add_wrench(body_int, slot, i, j, kinematics, E, Lp, Lv, Wz, Wv, Kg, Cg, moment_only):
+def _add_wrench(body_int, slot, i, j, kinematics, E, Lp, Lv, Wz, Wv, Kg, Cg, moment_only, through_velocity):
     """The wrench on body i changes with [x, Pi] of body j by Lp and with [u, omega] by Lv: through body j's
     kinematic sensitivities into K_t(i, j) and C_t(i, j). ``moment_only``: Lp, Lv are zero outside their
     [3:6, 3:6] blocks (a torque that depends on rotations and angular velocities only, as most elements),
-    and the products skip the zeros (on one-body systems they would be most of the cost)."""
+    and the products skip the zeros (on one-body systems they would be most of the cost).
+    ``through_velocity``: Lv also acts on K_t through the velocity's dependence on the coordinates (Vz);
+    False only for ``damper_position_jacobian = false`` (module note)."""
     p, z, w = 3 * j + POSITION, 3 * j + VELOCITY_OF_Z, 3 * j + VELOCITY_OF_V
     lo = 3 if moment_only else 0
     c0 = _rotation_column(body_int, j) if moment_only else 0
+    via = 1.0 if through_velocity else 0.0
     for a in range(lo, WRENCH):
         for c in range(c0, body_int[j, B_NV]):
             sz = 0.0
             sv = 0.0
             for b in range(lo, WRENCH):
-                sz += Lp[a, b] * kinematics[p, b, c] + Lv[a, b] * kinematics[z, b, c]
+                sz += Lp[a, b] * kinematics[p, b, c] + via * Lv[a, b] * kinematics[z, b, c]
                 sv += Lv[a, b] * kinematics[w, b, c]
             Wz[a, c] = sz
             Wv[a, c] = sv
@@ -406,8 +412,10 @@ def _gravity(body_real, i, g, R, Lp):
 
 
 @njit(cache=True)
-def _point_spring_damper(body_int, force_real, k, i, form, q, v, R, Lp, Lv):
-    """f = -K (x + R b - g) - D (u + R (omega x b)) at the body point b; tau = b x R^T f (``loads``)."""
+def _point_spring_damper(body_int, force_real, k, i, form, q, v, R, Lp, Lv, damper_position):
+    """f = -K (x + R b - g) - D (u + R (omega x b)) at the body point b; tau = b x R^T f (``loads``).
+    Without ``damper_position`` the damping force's derivative by the rotation (through R (omega x b)) is
+    left out of Lp (module note)."""
     qr, vr = rotation_start(body_int, i)
     b = (force_real[k, SPRING_BODY_POINT], force_real[k, SPRING_BODY_POINT + 1], force_real[k, SPRING_BODY_POINT + 2])
     o = body_angular_velocity(form, q, qr, v, vr)
@@ -424,6 +432,7 @@ def _point_spring_damper(body_int, force_real, k, i, form, q, v, R, Lp, Lv):
         if form == SE3:
             u = _rotate(R, u)
     K, D, g = SPRING_STIFFNESS, SPRING_DAMPING, SPRING_GROUND_POINT
+    via = 1.0 if damper_position else 0.0
     f = (-force_real[k, K] * (x[0] + Rb[0] - force_real[k, g]) - force_real[k, D] * (u[0] + Rwb[0]),
          -force_real[k, K + 1] * (x[1] + Rb[1] - force_real[k, g + 1]) - force_real[k, D + 1] * (u[1] + Rwb[1]),
          -force_real[k, K + 2] * (x[2] + Rb[2] - force_real[k, g + 2]) - force_real[k, D + 2] * (u[2] + Rwb[2]))
@@ -432,7 +441,7 @@ def _point_spring_damper(body_int, force_real, k, i, form, q, v, R, Lp, Lv):
         Rb_c = _rotate(R, _cross3(_unit(c), b))
         Rwb_c = _rotate(R, _cross3(_unit(c), wb))
         for r in range(3):
-            Lp[r, 3 + c] = -force_real[k, K + r] * Rb_c[r] - force_real[k, D + r] * Rwb_c[r]
+            Lp[r, 3 + c] = -force_real[k, K + r] * Rb_c[r] - via * force_real[k, D + r] * Rwb_c[r]
             Lv[r, 3 + c] = -force_real[k, D + r] * Rb_c[r]   # d(omega x b)/domega column c = e_c x b
         if free:
             Lp[c, c] = -force_real[k, K + c]
@@ -493,7 +502,7 @@ def _joint_pd(sys, k, q, v, t, rotation, kinematics, E, slot, tw, Kg, Cg):
     _add_skew(Lp, 3, 3, (tau * n2[0], tau * n2[1], tau * n2[2]), 1.0)
     _add_outer(Lp, 3, 3, n2, t2, 1.0)
     _add_outer(Lv, 3, 3, n2, u2, 1.0)
-    _add_wrench(body_int, slot, i, i, kinematics, E, Lp, Lv, tw.Wz, tw.Wv, Kg, Cg, True)
+    _add_wrench(body_int, slot, i, i, kinematics, E, Lp, Lv, tw.Wz, tw.Wv, Kg, Cg, True, True)
     if other == GROUND:
         return
     y1 = _cross3(axis, w12)
@@ -512,7 +521,7 @@ def _joint_pd(sys, k, q, v, t, rotation, kinematics, E, slot, tw, Kg, Cg):
         d = _rotate_back(R2, _rotate(R1, _cross3(_unit(col), a)))
         for r in range(3):
             Lp[3 + r, 3 + col] += tau * d[r]
-    _add_wrench(body_int, slot, i, other, kinematics, E, Lp, Lv, tw.Wz, tw.Wv, Kg, Cg, True)
+    _add_wrench(body_int, slot, i, other, kinematics, E, Lp, Lv, tw.Wz, tw.Wv, Kg, Cg, True, True)
     # body 1: -tau a
     for source in range(2):
         Lp[:, :] = 0.0
@@ -520,7 +529,7 @@ def _joint_pd(sys, k, q, v, t, rotation, kinematics, E, slot, tw, Kg, Cg):
         _add_outer(Lp, 3, 3, a, t1 if source == 0 else t2, -1.0)
         _add_outer(Lv, 3, 3, a, u1 if source == 0 else u2, -1.0)
         _add_wrench(body_int, slot, other, other if source == 0 else i, kinematics, E, Lp, Lv, tw.Wz, tw.Wv,
-                    Kg, Cg, True)
+                    Kg, Cg, True, True)
 
 
 @njit(cache=True)
@@ -574,17 +583,19 @@ def _element_loads(sys, q, v, t, rotation, force, torque):
 
 
 @njit(cache=True)
-def force_tangent(sys, q, v, t, force, torque, tw, Kg, Cg, with_loads=True):
+def force_tangent(sys, q, v, t, force, torque, tw, Kg, Cg, with_loads=True, with_damper_position=True):
     """``force_tangent_inline`` as a compiled call, for callers outside the Newton loops."""
-    force_tangent_inline(sys, q, v, t, force, torque, tw, Kg, Cg, with_loads)
+    force_tangent_inline(sys, q, v, t, force, torque, tw, Kg, Cg, with_loads, with_damper_position)
 
 
 @njit(inline="always")
-def force_tangent_inline(sys, q, v, t, force, torque, tw, Kg, Cg, with_loads):
+def force_tangent_inline(sys, q, v, t, force, torque, tw, Kg, Cg, with_loads, with_damper_position):
     """Group blocks Kg of K_t = -dg/dz (along UAC) and Cg of C_t = -dg/dv at (q, v, t), analytic (module
     note); force and torque must hold the applied loads at (q, v, t) (as after the residual evaluation
     the Newton loops make at the iterate); chains by ``chain_tangent``. Without ``with_loads`` the
-    ``LOADS`` are left out: their own derivatives, and their force and torque in the bodies' terms. Inlined into the
+    ``LOADS`` are left out: their own derivatives, and their force and torque in the bodies' terms. Without
+    ``with_damper_position`` the point dampers are differentiated as paper 000's code does (module note).
+    Inlined into the
     iteration matrices: a compiled call that passes the system and workspace tuples copies some 25
     arrays, about as long as the whole kernel takes on a one-body system."""
     Kg[:, :, :] = 0.0
@@ -631,12 +642,12 @@ def force_tangent_inline(sys, q, v, t, force, torque, tw, Kg, Cg, with_loads):
             _add_skew(Lp, 3, 3, _rotate_back(R, (force_real[k, TORQUE], force_real[k, TORQUE + 1],
                                                  force_real[k, TORQUE + 2])), 1.0)
         elif ftype == POINT_SPRING_DAMPER:
-            _point_spring_damper(body_int, force_real, k, i, form, q, v, R, Lp, Lv)
+            _point_spring_damper(body_int, force_real, k, i, form, q, v, R, Lp, Lv, with_damper_position)
         elif ftype == MANUFACTURED_LOAD:
             _, couple = manufactured_load(body_real[i, B_MASS],
                                           body_real[i, B_INERTIA:B_INERTIA + 9].reshape(3, 3), force_real[k], t)
             _add_skew(Lp, 3, 3, _rotate_back(R, (couple[0], couple[1], couple[2])), 1.0)
         _add_wrench(body_int, slot, i, i, kinematics, E, Lp, Lv, tw.Wz, tw.Wv, Kg, Cg,
-                    ftype != POINT_SPRING_DAMPER)
+                    ftype != POINT_SPRING_DAMPER, ftype != POINT_SPRING_DAMPER or with_damper_position)
     if sys.chain_int.shape[0] > 0:
         chain_force_tangent(sys, q, v, tw.chain, tw.chain_tangent, tw.chain_torque, slot, Kg, Cg)
