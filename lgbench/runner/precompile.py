@@ -48,10 +48,22 @@ def compile_group(spec: RunSpec) -> tuple[str, str, str]:
     return spec.model, type(integrator).__qualname__, loop
 
 
+def entry_point(task: Task) -> tuple[str, ...]:
+    """The compiled entry point a task compiles, whatever its model: the models' arrays have the same
+    numba types, so every model calls the same machine code of a family (and of the starting values)."""
+    kind, spec = task
+    return (START,) if kind == START else compile_group(spec)[1:]
+
+
 def compile_tasks(specs: Iterable[RunSpec]) -> list[Task]:
     """One single-step run per compile group of ``specs`` and, for families that start from consistent
     accelerations, one task per model computing them; implicit families first (the Newton solver, the
-    iteration matrix and the linear algebra take the longest to compile), the starting values next."""
+    iteration matrix and the linear algebra take the longest to compile), the starting values next.
+
+    A task whose entry point an earlier task already compiles (the same family for a second model) waits
+    until every entry point has been handed out once. It then finds the entry point in the cache and
+    compiles only its model's output kernels, where, started at once, it would compile the same entry
+    point a second time on the other core (``docs/performance.md``, "Compile time")."""
     runs: dict[tuple[str, str, str], RunSpec] = {}
     starts: dict[str, RunSpec] = {}
     for spec in specs:
@@ -61,8 +73,13 @@ def compile_tasks(specs: Iterable[RunSpec]) -> list[Task]:
             starts.setdefault(spec.model, short)
     implicit = [spec for spec in runs.values() if integrators()[spec.integrator].kind == "implicit"]
     others = [spec for spec in runs.values() if integrators()[spec.integrator].kind != "implicit"]
-    return [(RUN, spec) for spec in implicit] + [(START, spec) for spec in starts.values()] + \
+    ordered = [(RUN, spec) for spec in implicit] + [(START, spec) for spec in starts.values()] + \
         [(RUN, spec) for spec in others]
+    first, repeats, seen = [], [], set()
+    for task in ordered:
+        (repeats if entry_point(task) in seen else first).append(task)
+        seen.add(entry_point(task))
+    return first + repeats
 
 
 def worker_budget() -> int:
