@@ -23,6 +23,12 @@ R^T f - m omega x U) is each body's own term (``_add_body_terms``).
 
 Results go to group blocks out[grp, m, j] = entry (groups[grp, m], groups[grp, j]) of the matrix, the
 layout of ``iteration_matrix._grouped_force_blocks``; ``slot[k] = (grp, member)`` of velocity index k.
+
+Two integrator options give the matrix of paper 000's code instead (docs/notes/exudyn_newton.md):
+``loads_jacobian = false`` leaves the ``LOADS`` out, and ``damper_position_jacobian = false``
+differentiates the point spring-dampers' damping force by the velocities only, not by the coordinates
+through the point's velocity v_P(q, v), as that code's connector Jacobian does (J_P^T D J_P, no
+d(J_P v)/dq).
 """
 from typing import NamedTuple
 
@@ -54,10 +60,7 @@ DIFFERENTIATED = frozenset({GRAVITY, BODY_TORQUE, GLOBAL_TORQUE, POINT_SPRING_DA
 LOADS = frozenset({GRAVITY, BODY_TORQUE, GLOBAL_TORQUE, RAMP_BODY_TORQUE, MANUFACTURED_LOAD})
 """The elements that are applied loads in paper 000's code (its Load items, as opposed to objects and connectors):
 with the integrator option ``loads_jacobian = false`` their derivatives stay out of K_t and C_t, as that code
-leaves them out by default (``timeIntegration.computeLoadsJacobian = 0``; docs/notes/exudyn_newton.md).
-With ``damper_position_jacobian = false`` the point spring-dampers' damping force is differentiated with
-respect to the velocities only, not with respect to the coordinates through the point's velocity
-v_P(q, v), as that code's connector Jacobian does (J_P^T D J_P, no d(J_P v)/dq)."""
+leaves them out by default (``timeIntegration.computeLoadsJacobian = 0``; docs/notes/exudyn_newton.md)."""
 ANALYTIC_FORMULATIONS = frozenset({RV, SE3, RXYZ, EP})
 """The node types ``_kinematics`` knows (those of the implicit integrators)."""
 
