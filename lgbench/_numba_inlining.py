@@ -33,7 +33,7 @@ class _FreshBlocksNotCopied:
         return getattr(copy, name)
 
     @staticmethod
-    def deepcopy(x, memo=None, _nil=()):
+    def deepcopy(x, memo=None):
         fresh = getattr(_state, "fresh_blocks", None)
         if fresh is not None and id(x) in fresh and fresh[id(x)] is x:
             return x

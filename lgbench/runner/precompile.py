@@ -77,8 +77,9 @@ def compile_tasks(specs: Iterable[RunSpec]) -> list[Task]:
         [(RUN, spec) for spec in others]
     first, repeats, seen = [], [], set()
     for task in ordered:
-        (repeats if entry_point(task) in seen else first).append(task)
-        seen.add(entry_point(task))
+        point = entry_point(task)
+        (repeats if point in seen else first).append(task)
+        seen.add(point)
     return first + repeats
 
 
