@@ -159,10 +159,8 @@ for model, formulation, integrator, params in (
     if integrator == "ga":
         opts, merged = implicit_options(IMPLICIT_INTEGRATORS["generalized-alpha"], {**options, "rho_inf": 0.9})
         method = IMPLICIT_INTEGRATORS["generalized-alpha"].method(merged).as_array()
-        run = ga.integrate_implicit
     else:
         method, opts, _ = hht.HHT.options({**options, "variant": "modified"})
-        run = hht.integrate_hht
     counts = []
     for steps in (10, 1000, 10):
         q, v = built.q0.copy(), built.v0.copy()
@@ -171,6 +169,7 @@ for model, formulation, integrator, params in (
         state = (q, v, vd, vd.copy(), lam) if integrator == "ga" else (q, v, vd, lam)
         solver = "auto" if integrator == "ga" else "dense"
         w = ga.make_workspace(system, 3, solver)
+        run = (ga if integrator == "ga" else hht).integrate(w)
         stats = np.zeros(N_STATISTICS)
         h = 2.5e-5
         before = rtsys.get_allocation_stats().alloc

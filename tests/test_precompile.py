@@ -16,45 +16,52 @@ import pytest
 from test_cli import write_study
 from lgbench.runner import execute
 from lgbench.runner.grid import reference_spec, study_specs
-from lgbench.runner.precompile import RUN, START, compile_task, compile_tasks, precompile, task_label
+from lgbench.runner.precompile import OUTPUTS, RUN, START, compile_task, compile_tasks, precompile, task_label
 from lgbench.runner.single_run import RunSpec
 from lgbench.runner.study import load_study
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_the_flagship_compiles_as_three_parts_generalized_alpha_first():
+def test_the_flagship_compiles_as_four_parts_generalized_alpha_first():
     tasks = compile_tasks(study_specs(load_study(ROOT / "studies" / "heavy_top.yaml")))
     assert [(kind, spec.integrator) for kind, spec in tasks][:2] == [(RUN, "generalized-alpha"),
                                                                      (START, "generalized-alpha")]
-    assert len(tasks) == 3 and tasks[2][0] == RUN and tasks[2][1].integrator in ("RK44", "DOPRI5", "RK67")
+    assert len(tasks) == 4 and tasks[2][0] == RUN and tasks[2][1].integrator in ("RK44", "DOPRI5", "RK67")
+    assert tasks[3][0] == OUTPUTS and tasks[3][1].model == "heavy_top"
     assert all(spec.t_end == spec.h for _, spec in tasks)
 
 
-def test_adaptive_steps_hht_and_a_second_model_are_parts_of_their_own():
+def test_adaptive_steps_and_hht_are_parts_of_their_own_and_a_second_model_only_its_outputs():
     heavy = RunSpec("heavy_top", "RV", "RK44", 1e-3, 1.0)
     specs = [heavy, RunSpec("heavy_top", "RV", "DOPRI5", 1e-3, 1.0),
              RunSpec("heavy_top", "RV", "DOPRI5", 1e-3, 1.0, options=(("step_control", "adaptive"),)),
              RunSpec("heavy_top", "EP", "hht", 1e-3, 1.0), RunSpec("heavy_top", "RV", "generalized-alpha", 1e-3, 1.0),
              RunSpec("pendulum", "RV", "RK44", 1e-3, 1.0)]
     tasks = compile_tasks(specs)
-    assert [kind for kind, _ in tasks] == [RUN, RUN, START, RUN, RUN, RUN]
+    assert [kind for kind, _ in tasks] == [RUN, RUN, START, RUN, RUN, OUTPUTS, OUTPUTS]
     assert {spec.integrator for kind, spec in tasks[:2]} == {"hht", "generalized-alpha"}
-    assert tasks[2][1].model == "heavy_top"
-    assert [(spec.model, spec.integrator, spec.options) for _, spec in tasks[3:]] == [
-        ("heavy_top", "RK44", ()), ("heavy_top", "DOPRI5", (("step_control", "adaptive"),)), ("pendulum", "RK44", ())]
+    assert [(spec.model, spec.integrator, spec.options) for _, spec in tasks[3:5]] == [
+        ("heavy_top", "RK44", ()), ("heavy_top", "DOPRI5", (("step_control", "adaptive"),))]
+    assert [spec.model for _, spec in tasks[5:]] == ["heavy_top", "pendulum"]
 
 
-def test_a_second_model_of_a_family_waits_until_every_entry_point_has_started():
+def test_an_entry_point_is_compiled_once_whatever_its_models():
     """Started at once, generalized-alpha on the rotor and on the heavy top would compile the same entry
-    point twice, one on each core (reproduce-all did, 216 s each); the second now comes after HHT, the
-    starting values and RK67 have been handed out, and loads the entry point from the cache."""
+    point twice, one on each core (reproduce-all did, 216 s each); the heavy top now only compiles its
+    outputs."""
     specs = [RunSpec("rotor", "RV", "generalized-alpha", 1e-4, 1.0), RunSpec("heavy_top", "RV", "generalized-alpha", 1e-3, 1.0),
              RunSpec("heavy_top", "EP", "hht", 1e-3, 1.0), RunSpec("rotor", "RV", "RK67", 1e-4, 1.0)]
     tasks = compile_tasks(specs)
     assert [(kind, spec.model, spec.integrator) for kind, spec in tasks] == [
         (RUN, "rotor", "generalized-alpha"), (RUN, "heavy_top", "hht"), (START, "rotor", "generalized-alpha"),
-        (RUN, "rotor", "RK67"), (RUN, "heavy_top", "generalized-alpha"), (START, "heavy_top", "generalized-alpha")]
+        (RUN, "rotor", "RK67"), (OUTPUTS, "rotor", "generalized-alpha"), (OUTPUTS, "heavy_top", "generalized-alpha")]
+
+
+def test_a_banded_model_compiles_the_banded_entry_point_beside_the_dense_one():
+    specs = [RunSpec("heavy_top", "RV", "generalized-alpha", 1e-3, 1.0), RunSpec("v8_crank", "EP", "generalized-alpha", 1e-4, 0.1)]
+    assert [(kind, spec.model) for kind, spec in compile_tasks(specs)] == [
+        (RUN, "heavy_top"), (RUN, "v8_crank"), (START, "heavy_top"), (OUTPUTS, "heavy_top"), (OUTPUTS, "v8_crank")]
 
 
 def test_the_intrinsic_schemes_need_no_separate_starting_values():
@@ -65,24 +72,29 @@ def test_the_intrinsic_schemes_need_no_separate_starting_values():
 
 def test_a_task_with_bad_input_is_left_to_the_run_that_reports_it():
     assert compile_task((RUN, RunSpec("heavy_top", "RV", "RK44", -1.0, 1.0)))[0] == "RK44 (heavy_top)"
-    assert compile_task((START, RunSpec("heavy_top", "RV", "generalized-alpha", 1e-3, 1.0,
-                                        options=(("rho_inf", 2.0),))))[0] == "consistent accelerations (heavy_top)"
+    bad = RunSpec("heavy_top", "RV", "generalized-alpha", 1e-3, 1.0, options=(("rho_inf", 2.0),))
+    assert compile_task((START, bad))[0] == "consistent accelerations (heavy_top)"
+    assert compile_task((OUTPUTS, bad))[0] == "outputs (heavy_top)"
 
 
-def test_one_part_or_one_core_compiles_in_the_run_itself():
+def test_one_part_or_one_core_compiles_in_the_run_itself(monkeypatch):
+    from lgbench.runner import precompile as module
+
     specs = [RunSpec("heavy_top", "RV", "RK44", 1e-3, 1.0)]
-    assert precompile(specs) == 0
     assert precompile(specs * 2 + [RunSpec("heavy_top", "RV", "generalized-alpha", 1e-3, 1.0)], workers=1) == 0
+    monkeypatch.setattr(module, "compile_tasks", lambda specs: compile_tasks(specs)[:1])
+    assert module.precompile(specs) == 0
 
 
 def test_every_part_is_compiled_in_a_worker_and_reported_as_it_finishes():
     lines = []
     specs = [RunSpec("heavy_top", "RV", "RK44", 1e-3, 1.0), RunSpec("heavy_top", "RV", "generalized-alpha", 1e-3, 1.0)]
     assert precompile(specs, workers=2, progress=lines.append) == 2
-    assert lines[0] == "compiling in 3 parts on 2 cores"
-    assert [line.split(":")[0] for line in lines[1:]] == ["compiled 1/3", "compiled 2/3", "compiled 3/3"]
+    assert lines[0] == "compiling in 4 parts on 2 cores"
+    assert [line.split(":")[0] for line in lines[1:]] == ["compiled 1/4", "compiled 2/4", "compiled 3/4", "compiled 4/4"]
     assert {line.split(": ")[1].rsplit(" in ", 1)[0] for line in lines[1:]} == {
-        "generalized-alpha (heavy_top)", "consistent accelerations (heavy_top)", "RK44 (heavy_top)"}
+        "generalized-alpha (heavy_top)", "consistent accelerations (heavy_top)", "RK44 (heavy_top)",
+        "outputs (heavy_top)"}
 
 
 def test_a_cold_cache_is_compiled_on_every_core_before_the_runs(tmp_path, monkeypatch):
@@ -195,7 +207,7 @@ def sleeping_task(task):
 
 
 def compile_quickly(monkeypatch, tmp_path, stream) -> None:
-    """precompile of three parts on two cores with the compile task replaced by a 0.25 s sleep in a thread
+    """precompile of four parts on two cores with the compile task replaced by a 0.25 s sleep in a thread
     pool and a clock that ticks every 0.05 s and counts a second a tick, reporting to a ProgressDisplay on ``stream``."""
     import lgbench
     from lgbench.cli_progress import ProgressDisplay
@@ -216,13 +228,13 @@ def compile_quickly(monkeypatch, tmp_path, stream) -> None:
 def test_on_a_terminal_the_compile_time_counts_up_in_place_and_is_gone_before_each_line(tmp_path, monkeypatch):
     terminal = Terminal()
     compile_quickly(monkeypatch, tmp_path, terminal)
-    ticks = re.findall(r"compiling, (\d) of 3 parts done … (\d+) s", terminal.getvalue())
+    ticks = re.findall(r"compiling, (\d) of 4 parts done … (\d+) s", terminal.getvalue())
     assert len(ticks) >= 8 and [int(seconds) for _, seconds in ticks] == list(range(1, len(ticks) + 1))
     done = [int(parts) for parts, _ in ticks]
-    assert done == sorted(done) and done[0] == 0 and done[-1] == 2
+    assert done == sorted(done) and done[0] == 0 and 2 <= done[-1] <= 3
     screen = terminal.screen()
-    assert screen[0] == "compiling in 3 parts on 2 cores" and screen[-1] == ""
-    assert [line.split(":")[0] for line in screen[1:-1]] == ["compiled 1/3", "compiled 2/3", "compiled 3/3"]
+    assert screen[0] == "compiling in 4 parts on 2 cores" and screen[-1] == ""
+    assert [line.split(":")[0] for line in screen[1:-1]] == ["compiled 1/4", "compiled 2/4", "compiled 3/4", "compiled 4/4"]
 
 
 def test_in_a_log_or_pipe_compiling_prints_only_its_lines(tmp_path, monkeypatch):
@@ -230,5 +242,5 @@ def test_in_a_log_or_pipe_compiling_prints_only_its_lines(tmp_path, monkeypatch)
     compile_quickly(monkeypatch, tmp_path, pipe)
     lines = pipe.getvalue().split("\n")
     assert "\r" not in pipe.getvalue() and "… " not in pipe.getvalue()
-    assert lines[0] == "compiling in 3 parts on 2 cores" and lines[-1] == ""
-    assert [line.split(":")[0] for line in lines[1:-1]] == ["compiled 1/3", "compiled 2/3", "compiled 3/3"]
+    assert lines[0] == "compiling in 4 parts on 2 cores" and lines[-1] == ""
+    assert [line.split(":")[0] for line in lines[1:-1]] == ["compiled 1/4", "compiled 2/4", "compiled 3/4", "compiled 4/4"]

@@ -33,32 +33,26 @@ from numba import njit
 import numpy as np
 
 from lgbench.integrators.fixed_step import run_fixed_steps
-from lgbench.integrators.iteration_matrix import (
-    band_iteration_matrix, iteration_matrix_at_residual, stabilisation_blocks,
-)
+from lgbench.integrators.iteration_matrix import stabilisation_blocks
+from lgbench.integrators.linear_algebra import banded, dense
 from lgbench.integrators.newton import (
     ST_FULL_NEWTON_FALLBACKS, ST_MAX_BV, ST_MAX_ETA, ST_MAX_PHI, ST_STEPS, NewtonOptions, newton_counts, newton_solve,
 )
-from lgbench.mbs.banded import (
-    BODY_BLOCK, BandMatrix, BandStructure, band_factor, band_matrix, band_solve, band_structure, dense_structure,
-)
+from lgbench.mbs.banded import BODY_BLOCK, BandMatrix, BandStructure, band_matrix, band_structure, dense_structure
 from lgbench.mbs.codes import DIVERGED, OK
 from lgbench.mbs.constraints import constraint_matrix, constraint_residual_inline
 from lgbench.mbs.coordinate_update import update_coordinates_inline
 from lgbench.mbs.force_tangent import TangentWorkspace, tangent_workspace
-from lgbench.mbs.dense import all_finite, lu_factor, lu_solve, matrix_vector_into
-from lgbench.mbs.residual import constraint_velocity, dynamic_residual_inline, structured_residual
+from lgbench.mbs.dense import all_finite, matrix_vector_into
 from lgbench.mbs.system import S_NC, SystemArrays
 
 
 @njit(inline="always")
-def _residual_norm(sys, q, v, a, lam, t, index2, band, Mb, Cb, M, C, force, torque, g, r, phi, bv):
-    """||[r; Phi]||_2 (index 3) or ||[r; Phi; B v]||_2 (index 2), unscaled; leaves r in r, Phi in phi and
-    B(q) v in bv. Banded systems (``band.active``) evaluate r from body blocks (``structured_residual``)."""
-    if band.active:
-        structured_residual(sys, q, v, a, lam, t, band.row_bodies, Mb, Cb, force, torque, g, r)
-    else:
-        dynamic_residual_inline(sys, q, v, a, lam, t, M, C, force, torque, g, r)
+def _residual_norm(algebra, sys, q, v, a, lam, t, index2, w):
+    """||[r; Phi]||_2 (index 3) or ||[r; Phi; B v]||_2 (index 2), unscaled; leaves r in w.r, Phi in w.phi
+    and B(q) v in w.bv (``algebra.residual``: the dense or the banded by-products)."""
+    algebra.residual(sys, q, v, a, lam, t, w)
+    r, phi, bv = w.r, w.phi, w.bv
     if phi.shape[0] > 0:
         constraint_residual_inline(sys, q, t, phi)
     s = 0.0
@@ -67,7 +61,7 @@ def _residual_norm(sys, q, v, a, lam, t, index2, band, Mb, Cb, M, C, force, torq
     for k in range(phi.shape[0]):
         s += phi[k] * phi[k]
     if index2:
-        matrix_vector_into(C, v, bv)
+        matrix_vector_into(w.C, v, bv)
         for k in range(bv.shape[0]):
             s += bv[k] * bv[k]
     return math.sqrt(s)
@@ -85,34 +79,27 @@ def _predictor(q, v, a_alg, h, beta, gamma, abar, dqn, v1, vd1, lam1, zeta):
 
 
 @njit(inline="always")
-def _solve_newton(nv, nc, scale, gp, index2, band, r, phi, bv, bm, LU, piv, rhs):
-    """Newton correction of [r; Phi] (and B v) into rhs with the factors of the iteration matrix (LU, or
-    the band matrix bm when band.active)."""
+def _solve_newton(algebra, nv, nc, scale, gp, index2, w):
+    """Newton correction of [r; Phi] (and B v) into w.rhs with the factors of the iteration matrix."""
+    rhs = w.rhs
     for k in range(nv):
-        rhs[k] = -scale * r[k]
+        rhs[k] = -scale * w.r[k]
     for k in range(nc):
-        rhs[nv + k] = -phi[k]
-    if band.active:
-        band_solve(bm, band, rhs)
-        return
+        rhs[nv + k] = -w.phi[k]
     if index2:
         for k in range(nc):
-            rhs[nv + nc + k] = -bv[k] / gp
-    lu_solve(LU, piv, rhs)
+            rhs[nv + nc + k] = -w.bv[k] / gp
+    algebra.solve(w)
 
 
 @njit(inline="always")
-def _factor_iteration_matrix(sys, q1, dqn, v1, vd1, lam1, t1, bp, gp, scale, opts, index2, w):
-    """Assemble and factorise S_t (dense, or banded when w.band is active) at the iterate whose residual
-    ``_residual_norm`` has just evaluated (w.M, w.C, w.g, w.r current); False if singular."""
-    if w.band.active:
-        band_iteration_matrix(sys, q1, dqn, v1, t1, bp, gp, scale, opts, w)
-        return band_factor(w.bm, w.band)
-    iteration_matrix_at_residual(sys, q1, dqn, v1, vd1, lam1, t1, bp, gp, scale, opts, w)
+def _factor_iteration_matrix(algebra, sys, q1, dqn, v1, vd1, lam1, t1, bp, gp, scale, opts, index2, w):
+    """Assemble and factorise S_t (with the index-2 blocks of paper 002 eq. 62 if ``index2``; dense only)
+    at the iterate whose residual ``_residual_norm`` has just evaluated; False if singular."""
+    algebra.iteration_matrix(sys, q1, dqn, v1, vd1, lam1, t1, bp, gp, scale, opts, w)
     if index2:
         stabilisation_blocks(sys, q1, v1, bp, gp, scale, opts, w)
-    w.LU[:, :] = w.S
-    return lu_factor(w.LU, w.piv)
+    return algebra.factor(w)
 
 
 class GeneralizedAlphaIterate(NamedTuple):
@@ -141,28 +128,27 @@ def _start(it):
 
 
 @njit(inline="always")
-def _residual(it):
+def _residual(it, algebra):
     w = it.w
     update_coordinates_inline(it.sys, it.q, w.dqn, w.q1)
-    return _residual_norm(it.sys, w.q1, w.v1, w.vd1, w.lam1, it.t1, it.index2, w.band, w.Mb, w.Cb, w.M, w.C,
-                          w.force, w.torque, w.g, w.r, w.phi, w.bv)
+    return _residual_norm(algebra, it.sys, w.q1, w.v1, w.vd1, w.lam1, it.t1, it.index2, w)
 
 
 @njit(inline="always")
-def _factor(it):
+def _factor(it, algebra):
     w = it.w
-    return _factor_iteration_matrix(it.sys, w.q1, w.dqn, w.v1, w.vd1, w.lam1, it.t1, it.bp, it.gp, it.scale, it.opts,
-                                    it.index2, w)
+    return _factor_iteration_matrix(algebra, it.sys, w.q1, w.dqn, w.v1, w.vd1, w.lam1, it.t1, it.bp, it.gp,
+                                    it.scale, it.opts, it.index2, w)
 
 
 @njit(inline="always")
-def _correct(it):
+def _correct(it, algebra):
     """Solve for the correction (Alg. 5 lines 11-16) and update dq_n, v_{n+1}, v'_{n+1}, lambda (and h eta)."""
     w = it.w
     nv = it.v.shape[0]
     nc = w.lam1.shape[0]
     gp, bp, scale, index2 = it.gp, it.bp, it.scale, it.index2
-    _solve_newton(nv, nc, scale, gp, index2, w.band, w.r, w.phi, w.bv, w.bm, w.LU, w.piv, w.rhs)
+    _solve_newton(algebra, nv, nc, scale, gp, index2, w)
     if index2:
         for r in range(nc):
             w.zeta[r] += w.rhs[nv + nc + r]
@@ -184,10 +170,11 @@ def _correct(it):
 
 
 @njit(inline="always")
-def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, stats):
+def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, stats, algebra):
     """One step t -> t + h of paper 000 Alg. 5 (Alg. 4 for classical nodes) = paper 002 eq. (37), or of
     the stabilised index-2 integrator paper 002 eq. (56) if opts.index == 2; state updated in place.
-    Works in the preallocated arrays of w (no allocation per step); Newton by ``newton_solve``."""
+    Works in the preallocated arrays of w (no allocation per step); Newton by ``newton_solve``, its linear
+    algebra by the module ``algebra`` (``lgbench.integrators.linear_algebra``: dense or banded)."""
     am, af, beta, gamma = method[0], method[1], method[2], method[3]
     nv = v.shape[0]
     nc = sys.sizes[S_NC]
@@ -200,7 +187,7 @@ def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, sta
     iterate = GeneralizedAlphaIterate(sys, q, v, a_alg, t + h, h, beta, gamma,
                                       (1.0 - am) / (h * h * beta * (1.0 - af)), gamma / (h * beta),
                                       beta * h * h if opts.scaling else 1.0, index2, opts, w)
-    status = newton_solve(_start, _residual, _factor, _correct, iterate, opts, w.jacobian_valid, stats)
+    status = newton_solve(_start, _residual, _factor, _correct, algebra, iterate, opts, w.jacobian_valid, stats)
     if status != OK:
         return status
     # commit (Alg. 5 line 20)
@@ -270,6 +257,14 @@ class ImplicitWorkspace(NamedTuple):
     tangent: TangentWorkspace
 
 
+def solver_structure(system, index: int = 3, linear_algebra: str = "dense") -> BandStructure:
+    """The band structure of ``make_workspace``'s solver (``band.active``: banded, which needs index 3 or
+    no constraints)."""
+    if linear_algebra == "dense" or (index == 2 and int(system.sizes[2]) > 0):
+        return dense_structure()
+    return band_structure(system, linear_algebra)
+
+
 def make_workspace(system, index: int = 3, linear_algebra: str = "dense") -> ImplicitWorkspace:
     """Arrays for the index-3 system (nv + nc unknowns) or the index-2 one (nv + 2 nc) of ``system``.
 
@@ -280,9 +275,7 @@ def make_workspace(system, index: int = 3, linear_algebra: str = "dense") -> Imp
     nq, nv, nc = (int(x) for x in system.sizes)
     n_bodies = system.body_int.shape[0]
     n = nv + nc if index == 3 or nc == 0 else nv + 2 * nc
-    band = dense_structure()
-    if linear_algebra != "dense" and n == nv + nc:
-        band = band_structure(system, linear_algebra)
+    band = solver_structure(system, index, linear_algebra)
     ng, gw = system.force_groups.shape
     blocks = dict(Kg=np.zeros((ng, gw, gw)), Cg=np.zeros((ng, gw, gw)), tangent=tangent_workspace(system))
     if band.active:
@@ -317,17 +310,14 @@ def _norm2(x):
 
 
 @njit(inline="always")
-def record_constraint_maxima(sys, v, from_blocks, row_bodies, Cb, C, phi, bv, stats):
-    """Raise the running maxima of ||Phi|| and ||B v|| in ``stats`` by the converged step's values
-    (``phi`` and the constraint Jacobian of the last iteration: row blocks Cb if ``from_blocks``, else C)."""
-    if phi.shape[0] == 0:
+def record_constraint_maxima(algebra, sys, v, w, stats):
+    """Raise the running maxima of ||Phi|| and ||B v|| in ``stats`` by the converged step's values (w.phi,
+    and B v with the constraint Jacobian of the last iteration)."""
+    if w.phi.shape[0] == 0:
         return
-    if from_blocks:
-        constraint_velocity(sys, row_bodies, Cb, v, bv)
-    else:
-        matrix_vector_into(C, v, bv)
-    stats[ST_MAX_PHI] = max(stats[ST_MAX_PHI], _norm2(phi))
-    stats[ST_MAX_BV] = max(stats[ST_MAX_BV], _norm2(bv))
+    algebra.constraint_velocity(sys, v, w, w.bv)
+    stats[ST_MAX_PHI] = max(stats[ST_MAX_PHI], _norm2(w.phi))
+    stats[ST_MAX_BV] = max(stats[ST_MAX_BV], _norm2(w.bv))
 
 
 def newton_statistics(stats, steps: int, code: int, merged: dict, with_eta: bool) -> dict:
@@ -357,7 +347,7 @@ class GeneralizedAlphaProblem(NamedTuple):
 
 
 @njit(inline="always")
-def generalized_alpha_fixed_step(problem, state, t, h, h_nominal):
+def generalized_alpha_fixed_step(algebra, problem, state, t, h, h_nominal):
     """``generalized_alpha_step`` on the state (q, v, v', a, lambda); a shortened last step needs a new
     iteration matrix; the maxima of ||Phi|| and ||B v|| are recorded after every accepted step."""
     q, v, vd, a_alg, lam = state
@@ -365,22 +355,52 @@ def generalized_alpha_fixed_step(problem, state, t, h, h_nominal):
     stats = problem.stats
     if h != h_nominal:
         w.jacobian_valid[0] = False
-    status = generalized_alpha_step(problem.sys, problem.method, problem.opts, q, v, vd, a_alg, lam, t, h, w, stats)
+    status = generalized_alpha_step(problem.sys, problem.method, problem.opts, q, v, vd, a_alg, lam, t, h, w, stats,
+                                    algebra)
     if status == OK:
         stats[ST_STEPS] += 1
-        record_constraint_maxima(problem.sys, v, w.band.active, w.band.row_bodies, w.Cb, w.C, w.phi, w.bv, stats)
+        record_constraint_maxima(algebra, problem.sys, v, w, stats)
     return status
+
+
+@njit(inline="always")
+def _dense_fixed_step(problem, state, t, h, h_nominal):
+    return generalized_alpha_fixed_step(dense, problem, state, t, h, h_nominal)
+
+
+@njit(inline="always")
+def _banded_fixed_step(problem, state, t, h, h_nominal):
+    return generalized_alpha_fixed_step(banded, problem, state, t, h, h_nominal)
 
 
 @njit(cache=True, nogil=True)
 def integrate_implicit(sys, method, opts, q, v, vd, a_alg, lam, t0, t_end, h, sample_times,
                        q_samples, v_samples, lam_samples, w, stats, stop):
-    """Fixed-step generalized-alpha from t0 to t_end (``run_fixed_steps``), in place.
+    """Fixed-step generalized-alpha from t0 to t_end (``run_fixed_steps``) with the dense solver, in place.
 
     Records (q, v, lambda) at the first step boundary at or after each sample time, and the maxima
     of ||Phi|| and ||B v|| over all steps in ``stats``. Returns (status, steps, t_reached).
     """
+    if w.band.active:
+        raise ValueError("integrate_implicit takes a dense workspace (generalized_alpha.integrate chooses)")
     problem = GeneralizedAlphaProblem(sys, method, opts, w, stats)
     samples = (sample_times, q_samples, v_samples, lam_samples)
-    return run_fixed_steps(generalized_alpha_fixed_step, problem, (q, v, vd, a_alg, lam), (q, v, lam), samples, t0,
+    return run_fixed_steps(_dense_fixed_step, problem, (q, v, vd, a_alg, lam), (q, v, lam), samples, t0,
                            t_end, h, stop)
+
+
+@njit(cache=True, nogil=True)
+def integrate_implicit_banded(sys, method, opts, q, v, vd, a_alg, lam, t0, t_end, h, sample_times,
+                              q_samples, v_samples, lam_samples, w, stats, stop):
+    """``integrate_implicit`` with the banded solver (w.band.active; ``lgbench.integrators.linear_algebra``)."""
+    if not w.band.active:
+        raise ValueError("integrate_implicit_banded takes a banded workspace (generalized_alpha.integrate chooses)")
+    problem = GeneralizedAlphaProblem(sys, method, opts, w, stats)
+    samples = (sample_times, q_samples, v_samples, lam_samples)
+    return run_fixed_steps(_banded_fixed_step, problem, (q, v, vd, a_alg, lam), (q, v, lam), samples, t0,
+                           t_end, h, stop)
+
+
+def integrate(w: ImplicitWorkspace):
+    """The entry point of ``integrate_implicit``'s signature for the solver of workspace ``w``."""
+    return integrate_implicit_banded if w.band.active else integrate_implicit

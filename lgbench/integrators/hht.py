@@ -16,15 +16,16 @@ Phi(q_{n+1}) = 0, for the position increment dq = h^2 beta a_{n+1} + (known) and
 added to q_n by UAC, so RV nodes get the Newmark formulas in the Lie algebra (Simo and Vu-Quoc,
 paper 004 eq. 29-31, body-frame version) and classical nodes (Rxyz, EP, Min) the plain ones.
 
-Iteration matrix (eq. 65): that of generalized-alpha (``generalized_alpha.iteration_matrix``, K_t and
-C_t by forward differences, scaling by beta h^2) with the mass term divided by 1 + alpha, i.e. the
+Iteration matrix (eq. 65): that of generalized-alpha (``iteration_matrix.iteration_matrix_at_residual``,
+K_t and C_t of the forces, scaling by beta h^2) with the mass term divided by 1 + alpha, i.e. the
 generalized-alpha matrix for alpha_m = alpha_f = 0 with J_0 = h^2 beta I (eq. 66) and
 J_1 = h gamma I (eq. 67, classical). For the modified variant the EP columns of C_t J_1 use the
 analytical derivative de'_{n+1}/de''_{n+1} of eq. (69) with w-hat of eq. (70) (paper 004 App. B).
 Newton options, convergence test and statistics are those of the generalized-alpha entry. For chains
 and trees of bodies (option ``linear_algebra``) residual and iteration matrix are assembled from body
 and group blocks straight into the banded solver of ``lgbench/mbs/banded.py`` (the V8 crank drive: band
-plus border), as for generalized-alpha; otherwise densely.
+plus border), as for generalized-alpha; otherwise densely. The two solvers have an entry point each
+(``integrate_hht``, ``integrate_hht_banded``; ``lgbench.integrators.linear_algebra``).
 """
 from __future__ import annotations
 
@@ -39,19 +40,18 @@ from lgbench.exceptions import InputError
 from lgbench.integrators import generalized_alpha as ga
 from lgbench.integrators.fixed_step import run_fixed_steps
 from lgbench.integrators.generalized_alpha import ImplicitWorkspace
-from lgbench.integrators.implicit import NEWTON_DEFAULTS, implicit_options, linear_solver
+from lgbench.integrators.implicit import NEWTON_DEFAULTS, implicit_options, linear_solver, solver_kind
 from lgbench.integrators.interface import Integration, sampling, timed_run
-from lgbench.integrators.iteration_matrix import band_iteration_matrix, iteration_matrix
+from lgbench.integrators.linear_algebra import banded, dense
 from lgbench.integrators.newton import N_STATISTICS, ST_STEPS, NewtonOptions, newton_solve
 from lgbench.integrators.starting_values import consistent_accelerations
-from lgbench.mbs.banded import band_factor, band_index, band_layout, band_solve
 from lgbench.mbs.codes import DIVERGED, EP, OK, SINGULAR_MATRIX
-from lgbench.mbs.constraints import constraint_blocks, constraint_matrix, constraint_residual
+from lgbench.mbs.constraints import constraint_residual
 from lgbench.mbs.coordinate_update import update_coordinates
-from lgbench.mbs.dense import all_finite, lu_factor, lu_solve
+from lgbench.mbs.dense import all_finite
 from lgbench.mbs.formulations import IMPLICIT_FORMULATIONS
 from lgbench.mbs.pose import _rot_start
-from lgbench.mbs.residual import add_constraint_forces, dynamic_residual, generalized_forces, structured_residual
+from lgbench.mbs.residual import generalized_forces
 from lgbench.mbs.system import B_FORM, SystemArrays
 
 CLASSICAL = 0
@@ -149,23 +149,14 @@ def ep_velocity_derivative(e, e_rate, e_acc, e1, a1, h, beta, gamma):
     return D
 
 
-@njit(cache=True)
-def force_history(sys, q, v, lam, t, band, Cb, force, torque, g, C, out):
+@njit(inline="always")
+def force_history(algebra, sys, q, v, lam, t, w, out):
     """(B^T lambda - g)(q, v, t), the t_n part of the HHT weighting (paper 004 eq. 61), in place; g and
-    B(q) are left in g and C (in the row blocks Cb when ``band.active``)."""
-    generalized_forces(sys, q, v, t, force, torque, g)
+    B(q) are left in w (``algebra.constraint_forces``: the dense or the banded B)."""
+    generalized_forces(sys, q, v, t, w.force, w.torque, w.g)
     for k in range(out.shape[0]):
-        out[k] = -g[k]
-    if band.active:
-        constraint_blocks(sys, q, Cb)
-        add_constraint_forces(sys, band.row_bodies, Cb, lam, out)
-        return
-    nc = C.shape[0]
-    if nc > 0:
-        constraint_matrix(sys, q, C)
-    for row in range(nc):
-        for k in range(out.shape[0]):
-            out[k] += C[row, k] * lam[row]
+        out[k] = -w.g[k]
+    algebra.constraint_forces(sys, q, lam, w, out)
 
 
 @njit(cache=True)
@@ -176,22 +167,19 @@ def _weighted_accelerations(method, a1, out):
         out[k] = a1[k] / (1.0 + alpha)
 
 
-@njit(cache=True)
-def hht_residual(sys, method, q1, v1, a1, lam1, t1, history, abar, band, Mb, Cb, M, C, force, torque, g, phi, R):
-    """R of paper 004 eq. (62) into R, Phi(q_{n+1}) (eq. 63) into phi; returns ||[R; Phi]||_2. abar
-    receives a_{n+1} / (1 + alpha); M, C, g (Mb, Cb, g when ``band.active``) the by-products of the
-    residual. The workspace's arrays come one by one: a compiled call copies every array of a tuple
-    argument."""
+@njit(inline="always")
+def hht_residual(algebra, sys, method, q1, v1, a1, lam1, t1, history, w, R):
+    """R of paper 004 eq. (62) into R, Phi(q_{n+1}) (eq. 63) into w.phi; returns ||[R; Phi]||_2. w.abar
+    receives a_{n+1} / (1 + alpha), w.r the residual M a_{n+1} / (1 + alpha) - g + B^T lambda at t_{n+1}
+    and w its by-products (``algebra.residual``), which the iteration matrix reads."""
     alpha = method[M_ALPHA]
-    _weighted_accelerations(method, a1, abar)
-    if band.active:
-        structured_residual(sys, q1, v1, abar, lam1, t1, band.row_bodies, Mb, Cb, force, torque, g, R)
-    else:
-        dynamic_residual(sys, q1, v1, abar, lam1, t1, M, C, force, torque, g, R)
+    _weighted_accelerations(method, a1, w.abar)
+    algebra.residual(sys, q1, v1, w.abar, lam1, t1, w)
     s = 0.0
     for k in range(R.shape[0]):
-        R[k] -= alpha / (1.0 + alpha) * history[k]
+        R[k] = w.r[k] - alpha / (1.0 + alpha) * history[k]
         s += R[k] * R[k]
+    phi = w.phi
     if phi.shape[0] > 0:
         constraint_residual(sys, q1, t1, phi)
     for k in range(phi.shape[0]):
@@ -199,24 +187,17 @@ def hht_residual(sys, method, q1, v1, a1, lam1, t1, history, abar, band, Mb, Cb,
     return math.sqrt(s)
 
 
-@njit(cache=True)
-def hht_iteration_matrix(sys, method, opts, q, v, a, q1, dq, v1, a1, lam1, t1, h, scale, w):
-    """Scaled iteration matrix of paper 004 eq. (65) into w.S, or into the band matrix w.bm when
-    ``w.band.active`` (see the module docstring), at the iterate ``hht_residual`` has just evaluated."""
+@njit(inline="always")
+def hht_iteration_matrix(algebra, sys, method, opts, q, v, a, q1, dq, v1, a1, lam1, t1, h, scale, w):
+    """Scaled iteration matrix of paper 004 eq. (65), at the iterate ``hht_residual`` has just evaluated,
+    into w.S or the band matrix w.bm (``algebra.iteration_matrix``), with the modified variant's EP
+    columns (``_add_ep_corrections``)."""
     alpha, beta, gamma = method[M_ALPHA], method[M_BETA], method[M_GAMMA]
     mass_factor = 1.0 / (h * h * beta * (1.0 + alpha))
     velocity_factor = gamma / (h * beta)
-    _weighted_accelerations(method, a1, w.abar)
-    if w.band.active:
-        band_iteration_matrix(sys, q1, dq, v1, t1, mass_factor, velocity_factor, scale, opts, w)
-    else:
-        iteration_matrix(sys, q1, dq, v1, w.abar, lam1, t1, mass_factor, velocity_factor, scale, opts, w)
-    if method[M_VARIANT] != MODIFIED:
-        return
-    if w.band.active:
-        _add_ep_corrections_band(sys, q, v, a, q1, a1, h, beta, gamma, scale, w.band, w.bm.data, w.Cg)
-    else:
-        _add_ep_corrections_dense(sys, q, v, a, q1, a1, h, beta, gamma, scale, w.Ct, w.S)
+    algebra.iteration_matrix(sys, q1, dq, v1, w.abar, lam1, t1, mass_factor, velocity_factor, scale, opts, w)
+    if method[M_VARIANT] == MODIFIED:
+        _add_ep_corrections(algebra, sys, q, v, a, q1, a1, h, beta, gamma, scale, w)
 
 
 @njit(inline="always")
@@ -232,49 +213,17 @@ def _ep_correction_columns(sys, q, v, a, q1, a1, h, beta, gamma, i):
             _ep_velocity_correction_column(carry, q1, a1, qr, vr, h, beta, gamma, 3))
 
 
-@njit(cache=True)
-def _add_ep_corrections_dense(sys, q, v, a, q1, a1, h, beta, gamma, scale, Ct, S):
-    """S[:, vr + c] += scale / (h^2 beta) Ct[:, vr:vr + 4] (column c of D - h gamma I), every EP body."""
+@njit(inline="always")
+def _add_ep_corrections(algebra, sys, q, v, a, q1, a1, h, beta, gamma, scale, w):
+    """S[:, vr + c] += scale / (h^2 beta) C_t[:, vr:vr + 4] (column c of D - h gamma I), every EP body
+    (``algebra.add_damping_columns``)."""
     factor = scale / (h * h * beta)
     for i in range(sys.body_int.shape[0]):
         if sys.body_int[i, B_FORM] != EP:
             continue
         vr = _rot_start(sys, i)[1]
-        columns = _ep_correction_columns(sys, q, v, a, q1, a1, h, beta, gamma, i)
-        for c in range(4):
-            d0, d1, d2, d3 = columns[c]
-            for row in range(Ct.shape[0]):
-                S[row, vr + c] += factor * (Ct[row, vr] * d0 + Ct[row, vr + 1] * d1 + Ct[row, vr + 2] * d2
-                                            + Ct[row, vr + 3] * d3)
-
-
-@njit(cache=True)
-def _add_ep_corrections_band(sys, q, v, a, q1, a1, h, beta, gamma, scale, band, data, Cg):
-    """``_add_ep_corrections_dense`` from the group blocks Cg of C_t into the band matrix (entries ``data``,
-    ordering ``band``): the rows coupled to an EP body's coordinates vr..vr+3 are those of its
-    force-coupled group, where they stand contiguously (``SystemBuilder._force_groups``)."""
-    factor = scale / (h * h * beta)
-    layout = band_layout(band)
-    pos = band.position
-    groups = sys.force_groups
-    for i in range(sys.body_int.shape[0]):
-        if sys.body_int[i, B_FORM] != EP:
-            continue
-        vr = _rot_start(sys, i)[1]
-        home, first = -1, -1
-        for grp in range(groups.shape[0]):
-            for j in range(groups.shape[1]):
-                if groups[grp, j] == vr:
-                    home, first = grp, j
-        columns = _ep_correction_columns(sys, q, v, a, q1, a1, h, beta, gamma, i)
-        for c in range(4):
-            d0, d1, d2, d3 = columns[c]
-            for m in range(groups.shape[1]):
-                r = groups[home, m]
-                if r >= 0:
-                    data[band_index(layout, pos[r], pos[vr + c])] += factor * (
-                        Cg[home, m, first] * d0 + Cg[home, m, first + 1] * d1 + Cg[home, m, first + 2] * d2
-                        + Cg[home, m, first + 3] * d3)
+        algebra.add_damping_columns(sys, w, vr, _ep_correction_columns(sys, q, v, a, q1, a1, h, beta, gamma, i),
+                                    factor)
 
 
 class HHTIterate(NamedTuple):
@@ -306,27 +255,23 @@ def _start(it):
 
 
 @njit(inline="always")
-def _residual(it):
+def _residual(it, algebra):
     w = it.w
     update_coordinates(it.sys, it.q, w.dqn, w.q1)
     newmark_velocities(it.sys, it.method, it.q, it.v, it.a, w.q1, w.vd1, it.h, w.v1)
-    return hht_residual(it.sys, it.method, w.q1, w.v1, w.vd1, w.lam1, it.t1, it.history, w.abar, w.band, w.Mb,
-                        w.Cb, w.M, w.C, w.force, w.torque, w.g, w.phi, it.R)
+    return hht_residual(algebra, it.sys, it.method, w.q1, w.v1, w.vd1, w.lam1, it.t1, it.history, w, it.R)
 
 
 @njit(inline="always")
-def _factor(it):
+def _factor(it, algebra):
     w = it.w
-    hht_iteration_matrix(it.sys, it.method, it.opts, it.q, it.v, it.a, w.q1, w.dqn, w.v1, w.vd1, w.lam1, it.t1, it.h,
-                         it.scale, w)
-    if w.band.active:
-        return band_factor(w.bm, w.band)
-    w.LU[:, :] = w.S
-    return lu_factor(w.LU, w.piv)
+    hht_iteration_matrix(algebra, it.sys, it.method, it.opts, it.q, it.v, it.a, w.q1, w.dqn, w.v1, w.vd1, w.lam1,
+                         it.t1, it.h, it.scale, w)
+    return algebra.factor(w)
 
 
 @njit(inline="always")
-def _correct(it):
+def _correct(it, algebra):
     w, h, scale = it.w, it.h, it.scale
     beta = it.method[M_BETA]
     nv = it.v.shape[0]
@@ -335,10 +280,7 @@ def _correct(it):
         w.rhs[r] = -scale * it.R[r]
     for r in range(nc):
         w.rhs[nv + r] = -w.phi[r]
-    if w.band.active:
-        band_solve(w.bm, w.band, w.rhs)
-    else:
-        lu_solve(w.LU, w.piv, w.rhs)
+    algebra.solve(w)
     for r in range(nv):
         w.dqn[r] += w.rhs[r]
         w.vd1[r] += w.rhs[r] / (h * h * beta)
@@ -347,15 +289,15 @@ def _correct(it):
     return False
 
 
-@njit(cache=True)
-def hht_step(sys, method, opts, q, v, a, lam, t, h, w, stats, history, R):
+@njit(inline="always")
+def hht_step(sys, method, opts, q, v, a, lam, t, h, w, stats, history, R, algebra):
     """One HHT step t -> t + h (paper 004 eq. 59-64, modified: eq. 33-34); state updated in place.
     The iterates a_{n+1}, lambda_{n+1}, dq, q_{n+1}, v_{n+1} live in w.vd1, w.lam1, w.dqn, w.q1, w.v1;
     Newton by ``newton_solve``."""
     scale = method[M_BETA] * h * h if opts.scaling else 1.0
-    force_history(sys, q, v, lam, t, w.band, w.Cb, w.force, w.torque, w.g, w.C, history)
+    force_history(algebra, sys, q, v, lam, t, w, history)
     iterate = HHTIterate(sys, method, opts, q, v, a, lam, t + h, h, scale, history, R, w)
-    status = newton_solve(_start, _residual, _factor, _correct, iterate, opts, w.jacobian_valid, stats)
+    status = newton_solve(_start, _residual, _factor, _correct, algebra, iterate, opts, w.jacobian_valid, stats)
     if status != OK:
         return status
     q[:] = w.q1
@@ -381,7 +323,7 @@ class HHTProblem(NamedTuple):
 
 
 @njit(inline="always")
-def hht_fixed_step(problem, state, t, h, h_nominal):
+def hht_fixed_step(algebra, problem, state, t, h, h_nominal):
     """``hht_step`` on the state (q, v, a, lambda), with the bookkeeping of ``generalized_alpha_fixed_step``."""
     q, v, a, lam = state
     w = problem.w
@@ -389,23 +331,52 @@ def hht_fixed_step(problem, state, t, h, h_nominal):
     if h != h_nominal:
         w.jacobian_valid[0] = False
     status = hht_step(problem.sys, problem.method, problem.opts, q, v, a, lam, t, h, w, stats, problem.history,
-                      problem.R)
+                      problem.R, algebra)
     if status == OK:
         stats[ST_STEPS] += 1
-        ga.record_constraint_maxima(problem.sys, v, w.band.active, w.band.row_bodies, w.Cb, w.C, w.phi, w.bv,
-                                    stats)
+        ga.record_constraint_maxima(algebra, problem.sys, v, w, stats)
     return status
+
+
+@njit(inline="always")
+def _dense_fixed_step(problem, state, t, h, h_nominal):
+    return hht_fixed_step(dense, problem, state, t, h, h_nominal)
+
+
+@njit(inline="always")
+def _banded_fixed_step(problem, state, t, h, h_nominal):
+    return hht_fixed_step(banded, problem, state, t, h, h_nominal)
 
 
 @njit(cache=True, nogil=True)
 def integrate_hht(sys, method, opts, q, v, a, lam, t0, t_end, h, sample_times, q_samples, v_samples,
                   lam_samples, w, stats, stop):
-    """Fixed-step HHT from t0 to t_end (``run_fixed_steps``), in place; samples and the maxima of ||Phi||
-    and ||B v|| as in ``generalized_alpha.integrate_implicit``. Returns (status, steps, t)."""
+    """Fixed-step HHT from t0 to t_end (``run_fixed_steps``) with the dense solver, in place; samples and
+    the maxima of ||Phi|| and ||B v|| as in ``generalized_alpha.integrate_implicit``. Returns (status,
+    steps, t)."""
+    if w.band.active:
+        raise ValueError("integrate_hht takes a dense workspace (hht.integrate chooses)")
     nv = v.shape[0]
     problem = HHTProblem(sys, method, opts, w, stats, np.zeros(nv), np.zeros(nv))
     samples = (sample_times, q_samples, v_samples, lam_samples)
-    return run_fixed_steps(hht_fixed_step, problem, (q, v, a, lam), (q, v, lam), samples, t0, t_end, h, stop)
+    return run_fixed_steps(_dense_fixed_step, problem, (q, v, a, lam), (q, v, lam), samples, t0, t_end, h, stop)
+
+
+@njit(cache=True, nogil=True)
+def integrate_hht_banded(sys, method, opts, q, v, a, lam, t0, t_end, h, sample_times, q_samples, v_samples,
+                         lam_samples, w, stats, stop):
+    """``integrate_hht`` with the banded solver (w.band.active; ``lgbench.integrators.linear_algebra``)."""
+    if not w.band.active:
+        raise ValueError("integrate_hht_banded takes a banded workspace (hht.integrate chooses)")
+    nv = v.shape[0]
+    problem = HHTProblem(sys, method, opts, w, stats, np.zeros(nv), np.zeros(nv))
+    samples = (sample_times, q_samples, v_samples, lam_samples)
+    return run_fixed_steps(_banded_fixed_step, problem, (q, v, a, lam), (q, v, lam), samples, t0, t_end, h, stop)
+
+
+def integrate(w: ImplicitWorkspace):
+    """The entry point of ``integrate_hht``'s signature for the solver of workspace ``w``."""
+    return integrate_hht_banded if w.band.active else integrate_hht
 
 
 HHT_DEFAULTS: dict[str, Any] = {
@@ -450,6 +421,10 @@ class HHTIntegrator:
         """Warm-up step, then the timed run from consistent initial accelerations (paper 002 eq. 19)."""
         return run_hht(system, self, q0, v0, options, h, t_end, sample_times)
 
+    def linear_algebra(self, system, options: dict[str, Any]) -> str:
+        """"banded" or "dense": the solver, and so the compiled entry point, of a run on ``system``."""
+        return solver_kind(system, 3, self.options(options)[2])
+
 
 def run_hht(system, integrator: HHTIntegrator, q0, v0, options, h, t_end, sample_times) -> Integration:
     """Compiled HHT run; the timed region includes the consistent initial accelerations."""
@@ -471,8 +446,8 @@ def run_hht(system, integrator: HHTIntegrator, q0, v0, options, h, t_end, sample
     def advance(inputs, q, v, a, lam, t_stop, warm_up, stop):
         workspace, stats = inputs
         times, qs, vs, ls = sampling(warm_up, sample_times, q_samples, v_samples, lam_samples)
-        return integrate_hht(system, method, opts, q, v, a, lam, 0.0, t_stop, h, times, qs, vs, ls, workspace, stats,
-                             stop)
+        return integrate(workspace)(system, method, opts, q, v, a, lam, 0.0, t_stop, h, times, qs, vs, ls, workspace,
+                                    stats, stop)
 
     def run(inputs, t_stop, warm_up, stop):
         if warm_up:     # the stepper compiles before the starting values (lgbench/runner/precompile.py)

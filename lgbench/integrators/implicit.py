@@ -36,6 +36,11 @@ class ImplicitIntegrator:
         """Warm-up step, then the timed run from consistent initial accelerations (paper 002 eq. 19)."""
         return run_implicit(system, self, q0, v0, options, h, t_end, sample_times)
 
+    def linear_algebra(self, system, options: dict[str, Any]) -> str:
+        """"banded" or "dense": the solver, and so the compiled entry point, of a run on ``system``."""
+        merged = implicit_options(self, options)[1]
+        return solver_kind(system, merged["index"], merged)
+
 
 NEWTON_DEFAULTS: dict[str, Any] = {
     "rho_inf": 0.9,            # paper 000 Sect. 4: rho_inf = 0.9 for all examples
@@ -132,6 +137,12 @@ def linear_solver(system, merged: dict) -> str:
     return solver
 
 
+def solver_kind(system, index: int, merged: dict) -> str:
+    """"banded" or "dense": the solver ``generalized_alpha.make_workspace`` builds for these options
+    (``lgbench/integrators/linear_algebra.py``: each has an entry point of its own)."""
+    return "banded" if ga.solver_structure(system, index, linear_solver(system, merged)).active else "dense"
+
+
 def run_implicit(system, integrator: ImplicitIntegrator, q0, v0, options, h, t_end,
                  sample_times) -> Integration:
     """Compiled generalized-alpha run; the timed region includes the (corrected) starting values."""
@@ -165,8 +176,8 @@ def run_implicit(system, integrator: ImplicitIntegrator, q0, v0, options, h, t_e
     def advance(inputs, q, v, vd, a_alg, lam, t_stop, warm_up, stop):
         work, stats = inputs
         times, qs, vs, ls = sampling(warm_up, sample_times, q_samples, v_samples, lam_samples)
-        return ga.integrate_implicit(system, method, opts, q, v, vd, a_alg, lam, 0.0, t_stop, h, times, qs, vs, ls,
-                                     work, stats, stop)
+        return ga.integrate(work)(system, method, opts, q, v, vd, a_alg, lam, 0.0, t_stop, h, times, qs, vs, ls,
+                                  work, stats, stop)
 
     def run(inputs, t_stop, warm_up, stop):
         if warm_up:     # the stepper compiles before the starting values (lgbench/runner/precompile.py)

@@ -293,7 +293,7 @@ def _alpha_update(it, i):
 
 
 @njit(inline="always")
-def _residual(it):
+def _residual(it, algebra):
     """Residuals of every body at the iterate (eq. 22, 23 or 24 in C_i's material frame); returns their
     norm, which is only checked for being finite (the test is on the correction)."""
     sys, w, h, kind = it.sys, it.w, it.h, it.method.kind
@@ -353,7 +353,7 @@ def _residual(it):
 
 
 @njit(inline="always")
-def _factor(it):
+def _factor(it, algebra):
     """Newton blocks of every body at the iterate just evaluated, factorised; False if one is singular."""
     w, h = it.w, it.h
     scheme = it.method.scheme
@@ -384,7 +384,7 @@ def _factor(it):
 
 
 @njit(inline="always")
-def _correct(it):
+def _correct(it, algebra):
     """Solve every body's block and update its unknowns; True when ||dV|| <= rtol (1 + ||V_f||)."""
     w = it.w
     scheme = it.method.scheme
@@ -434,7 +434,7 @@ def intrinsic_fixed_step(problem, state, t, h, h_nominal):
     if method.scheme == ENERGY_DECAYING:
         material_loads(sys, Xi, Ri, Vi, t, Xi, Ri, w, w.loads_i)
     iterate = IntrinsicIterate(sys, method, Xi, Ri, Vi, Vdi, ai, Xf, Rf, Vf, Vj, Vdf, af, t, h, w)
-    status = newton_solve(_start, _residual, _factor, _correct, iterate, problem.newton, problem.jacobian_valid,
+    status = newton_solve(_start, _residual, _factor, _correct, None, iterate, problem.newton, problem.jacobian_valid,
                           stats)
     if status != OK:
         return status

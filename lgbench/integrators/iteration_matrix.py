@@ -121,13 +121,15 @@ def _evaluations(sys):
     return n
 
 
-@njit(inline="always")
+@njit(cache=True)
 def _grouped_force_blocks(sys, q, v, t, rel, floor, positions, z, qp, vp, force, torque, g, gp, out):
     """Group blocks out[grp, m, j] = entry (groups[grp, m], groups[grp, j]) of -dg/dz (positions: along
     UAC(q, z)) or -dg/dv by forward differences with the colouring of ``SystemBuilder._force_colors`` (one
     evaluation perturbs coordinates of bodies no force couples twice; paper 000 eq. 42); g must hold
     g(q, v, t) (left there by the residual the caller evaluated at (q, v, t)). The same layout as the
-    analytic ``force_tangent``; ``_scatter_groups`` makes the dense matrix."""
+    analytic ``force_tangent``; ``_scatter_groups`` makes the dense matrix. A compiled call, not inlined:
+    the finite differences are an option, and inlined they compiled a second copy of the forces into
+    every implicit entry point; a call costs far less than the force evaluations it makes."""
     out[:, :, :] = 0.0
     groups = sys.force_groups
     colors = sys.force_colors
@@ -167,18 +169,10 @@ def _scatter_groups(groups, blocks, out):
                     out[r, c] = blocks[grp, m, j]
 
 
-@njit(cache=True)
-def iteration_matrix(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w):
-    """Assemble the (scaled) iteration matrix S_t of paper 000 eq. (40) into w.S; evaluates the residual
-    at (q, v, a, lam, t) first (into w.M, w.C, w.g, w.r)."""
-    dynamic_residual(sys, q, v, a, lam, t, w.M, w.C, w.force, w.torque, w.g, w.r)
-    iteration_matrix_at_residual(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w)
-
-
 @njit(inline="always")
 def iteration_matrix_at_residual(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w):
-    """``iteration_matrix`` when w.M, w.C, w.g and w.r already hold M, B, g and r at (q, v, a, lam, t), as
-    after the residual test of the Newton loop at the same iterate: one residual evaluation less."""
+    """The (scaled) iteration matrix S_t of paper 000 eq. (40) into w.S at the iterate (q, v, a, lam, t) whose
+    residual the Newton loop has just evaluated: w.M, w.C, w.g and w.r hold M, B, g and r there."""
     nv = v.shape[0]
     nc = sys.sizes[S_NC]
     S = w.S
@@ -264,7 +258,7 @@ def _times_tangent(A, T, r, c):
 
 @njit(cache=True)
 def band_iteration_matrix(sys, q, dqn, v, t, bp, gp, scale, opts, w):
-    """The S_t of ``iteration_matrix`` (K_t from the forces, eq. 42) assembled from body blocks of M, B,
+    """The S_t of ``iteration_matrix_at_residual`` (K_t from the forces, eq. 42) assembled from body blocks of M, B,
     T and group blocks of K_t, C_t straight into the band matrix w.bm of the ordering w.band
     (lgbench/mbs/banded.py): O(bodies) work. Like ``iteration_matrix_at_residual`` it reads the
     by-products of the residual just evaluated at the iterate (``structured_residual``: w.Mb, w.Cb and
@@ -281,7 +275,7 @@ def band_iteration_matrix(sys, q, dqn, v, t, bp, gp, scale, opts, w):
         force_tangent_inline(sys, q, v, t, w.force, w.torque, w.tangent, w.Kg, w.Cg, opts.loads_jacobian,
                              opts.damper_position_jacobian)
     else:
-        for which in range(2):      # one inlined site
+        for which in range(2):
             positions = which == 0
             _grouped_force_blocks(sys, q, v, t, rel, floor, positions, w.z, w.qp, w.vp, w.force, w.torque, w.g, w.gp,
                                   w.Kg if positions else w.Cg)

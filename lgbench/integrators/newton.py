@@ -115,14 +115,17 @@ def modified_newton_policy(k, res, last, restarted, newton):
 
 
 @njit(inline="always")
-def newton_solve(start, residual, factor, correct, step, newton, jacobian_valid, stats):
+def newton_solve(start, residual, factor, correct, algebra, step, newton, jacobian_valid, stats):
     """Newton's method for one step by the rules of the module note; returns a status code.
 
-    ``start(step)`` sets the iterate to the predictor, ``residual(step)`` evaluates the iterate and
-    returns its residual norm, ``factor(step)`` assembles and factorises the iteration matrix at the
-    iterate just evaluated (False if singular), ``correct(step)`` solves with the factors, updates the
-    iterate and returns True if the correction itself meets the family's test (the intrinsic schemes of
-    paper 003 test ||dV||; generalized-alpha and HHT return False and test the residual).
+    ``start(step)`` sets the iterate to the predictor, ``residual(step, algebra)`` evaluates the iterate
+    and returns its residual norm, ``factor(step, algebra)`` assembles and factorises the iteration matrix
+    at the iterate just evaluated (False if singular), ``correct(step, algebra)`` solves with the factors,
+    updates the iterate and returns True if the correction itself meets the family's test (the intrinsic
+    schemes of paper 003 test ||dV||; generalized-alpha and HHT return False and test the residual).
+    ``algebra`` is the module of ``lgbench.integrators.linear_algebra`` (dense or banded) that the
+    functions solve with, an argument of its own so that numba inlines its functions (see there); None for
+    the intrinsic schemes, whose block-diagonal solves are their own.
     ``jacobian_valid[0]`` carries the modified-Newton matrix across steps. Counts iterations,
     matrices and fallbacks in ``stats`` (ST_* layout)."""
     modified = newton.modified
@@ -137,7 +140,7 @@ def newton_solve(start, residual, factor, correct, step, newton, jacobian_valid,
     while True:
         if from_predictor:
             start(step)
-        res = residual(step)
+        res = residual(step, algebra)
         if k == 0:
             if not math.isfinite(res):
                 return DIVERGED
@@ -171,12 +174,12 @@ def newton_solve(start, residual, factor, correct, step, newton, jacobian_valid,
         if full_now or not jacobian_valid[0]:
             stats[ST_JACOBIANS] += 1
             stats[ST_FACTORIZATIONS] += 1
-            if not factor(step):
+            if not factor(step, algebra):
                 jacobian_valid[0] = False
                 stats[ST_NEWTON] += k
                 return SINGULAR_MATRIX
             jacobian_valid[0] = True
-        if correct(step):
+        if correct(step, algebra):
             converged = True
             break
     stats[ST_NEWTON] += k

@@ -3,16 +3,17 @@
 numba compiles an entry point the first time it is called and keeps the machine code in the disk
 cache (``lgbench/_compile_cache.py``). The runs of a study call the entry points of a few *compile
 groups*: all fixed-step tableaus share ``integrate_explicit``, adaptive tableaus
-``integrate_explicit_adaptive``, generalized-alpha ``integrate_implicit``, HHT ``integrate_hht``, and so
-on; models and formulations are data to them. The implicit families also start from
-``consistent_accelerations`` (paper 002 eq. 19), a compile of its own. On an empty cache a serial study
-compiles all of them one after the other, on one core, inside its first run of each group
-(compilation never enters a measured time: ``integrators/interface.timed_run``).
+``integrate_explicit_adaptive``, generalized-alpha ``integrate_implicit`` (``integrate_implicit_banded``
+for chains), HHT ``integrate_hht`` (``integrate_hht_banded``), and so on; models and formulations are
+data to them. The implicit families also start from ``consistent_accelerations`` (paper 002 eq. 19),
+a compile of its own. On an empty cache a serial study compiles all of them one after the other, on
+one core, inside its first run of each group (compilation never enters a measured time:
+``integrators/interface.timed_run``).
 
-``precompile`` hands out one single-step run per group, and the consistent accelerations as a task
-of their own, to worker processes, as many at once as there are cores, the longest compile first.
-Every worker writes what it compiled to the shared cache, and the study's own runs then load it; the
-single-step runs' results are thrown away. The implicit families' warm-up calls the stepper before the
+``precompile`` hands out one single-step integration per group, and the consistent accelerations and
+each model's outputs as tasks of their own, to worker processes, as many at once as there are cores,
+the longest compile first. Every worker writes what it compiled to the shared cache, and the study's
+own runs then load it; the single-step runs' results are thrown away. The implicit families' warm-up calls the stepper before the
 starting values, so a worker compiling ``integrate_implicit`` finds ``consistent_accelerations`` in
 the cache by the time it needs it. Kernels shared by two groups are compiled by both (each in its
 process); the wall time is that of the longest group instead of the sum (``docs/performance.md``,
@@ -27,6 +28,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from functools import lru_cache
 from pathlib import Path
 
 from lgbench.exceptions import EngineError, InputError
@@ -36,51 +38,64 @@ from lgbench.runner.study import integrators
 
 RUN = "run"
 START = "consistent accelerations"
+OUTPUTS = "outputs"
 Task = tuple[str, RunSpec]
 
 
-def compile_group(spec: RunSpec) -> tuple[str, str, str]:
+def compile_group(spec: RunSpec) -> tuple[str, str, str, str]:
     """What decides which compiled entry points a run calls: the integrator family (the class of its
-    registry entry; a tableau's ``step_control`` picks the fixed-step or the adaptive loop) and the
-    model (models are data to the entry points, but a model's own output kernels compile with it)."""
+    registry entry; a tableau's ``step_control`` picks the fixed-step or the adaptive loop; an implicit
+    family's linear algebra, dense or banded, has an entry point each) and the model (models are data to
+    the entry points, but a model's own output kernels compile with it)."""
     integrator = integrators()[spec.integrator]
     loop = str(spec.options_dict().get("step_control", "fixed"))
-    return spec.model, type(integrator).__qualname__, loop
+    return spec.model, type(integrator).__qualname__, loop, _linear_algebra(replace(spec, h=1.0, t_end=1.0))
+
+
+@lru_cache(maxsize=None)
+def _linear_algebra(spec: RunSpec) -> str:
+    """The integrator's ``linear_algebra`` for the run's model ("" for the families without one, and for
+    input the run itself will report)."""
+    from lgbench.runner.single_run import build_run
+
+    integrator = integrators()[spec.integrator]
+    if not hasattr(integrator, "linear_algebra"):
+        return ""
+    try:
+        model, _, options = build_run(spec)
+        return integrator.linear_algebra(model.system, options)
+    except (InputError, EngineError):
+        return ""
 
 
 def entry_point(task: Task) -> tuple[str, ...]:
     """The compiled entry point a task compiles, whatever its model: the models' arrays have the same
-    numba types, so every model calls the same machine code of a family (and of the starting values)."""
+    numba types, so every model of the same linear algebra calls the same machine code of a family (and
+    of the starting values)."""
     kind, spec = task
     return (START,) if kind == START else compile_group(spec)[1:]
 
 
 def compile_tasks(specs: Iterable[RunSpec]) -> list[Task]:
-    """One single-step run per compile group of ``specs`` and, for families that start from consistent
-    accelerations, one task per model computing them; implicit families first (the Newton solver, the
-    iteration matrix and the linear algebra take the longest to compile), the starting values next.
-
-    A task whose entry point an earlier task already compiles (the same family for a second model) waits
-    until every entry point has been handed out once. It then finds the entry point in the cache and
-    compiles only its model's output kernels, where, started at once, it would compile the same entry
-    point a second time on the other core (``docs/performance.md``, "Compile time")."""
-    runs: dict[tuple[str, str, str], RunSpec] = {}
-    starts: dict[str, RunSpec] = {}
+    """One single-step integration per compiled entry point of ``specs`` (``entry_point``: the model
+    does not matter), the consistent accelerations once if a family starts from them, and each model's
+    output kernels: implicit families first (the Newton solver, the iteration matrix and the linear
+    algebra take the longest to compile), the starting values next, the other families, the outputs
+    last. A model's outputs are a task of their own, not part of its integration, so that they compile
+    on another core than the longest entry point (``docs/performance.md``, "Compile time")."""
+    runs: dict[tuple[str, ...], RunSpec] = {}
+    starts: dict[tuple[str, ...], RunSpec] = {}
+    outputs: dict[str, RunSpec] = {}
     for spec in specs:
         short = replace(spec, t_end=spec.h)
-        runs.setdefault(compile_group(spec), short)
+        runs.setdefault(entry_point((RUN, short)), short)
+        outputs.setdefault(spec.model, short)
         if getattr(integrators()[spec.integrator], "consistent_start", False):
-            starts.setdefault(spec.model, short)
+            starts.setdefault(entry_point((START, short)), short)
     implicit = [spec for spec in runs.values() if integrators()[spec.integrator].kind == "implicit"]
     others = [spec for spec in runs.values() if integrators()[spec.integrator].kind != "implicit"]
-    ordered = [(RUN, spec) for spec in implicit] + [(START, spec) for spec in starts.values()] + \
-        [(RUN, spec) for spec in others]
-    first, repeats, seen = [], [], set()
-    for task in ordered:
-        point = entry_point(task)
-        (repeats if point in seen else first).append(task)
-        seen.add(point)
-    return first + repeats
+    return [(RUN, spec) for spec in implicit] + [(START, spec) for spec in starts.values()] + \
+        [(RUN, spec) for spec in others] + [(OUTPUTS, spec) for spec in outputs.values()]
 
 
 def worker_budget() -> int:
@@ -94,31 +109,37 @@ def worker_budget() -> int:
 def task_label(task: Task) -> str:
     """What a compile task compiles, for progress lines: "generalized-alpha (heavy_top)"."""
     kind, spec = task
-    return f"{kind} ({spec.model})" if kind == START else f"{spec.integrator} ({spec.model})"
+    return f"{spec.integrator} ({spec.model})" if kind == RUN else f"{kind} ({spec.model})"
 
 
 def compile_task(task: Task) -> tuple[str, float]:
-    """Compile by running: a single-step run of the spec, or its model's consistent accelerations.
-    Returns the task's label and the wall seconds it took."""
+    """Compile by running: a single-step integration of the spec (no outputs), its model's consistent
+    accelerations, or its model's outputs at the initial state. Returns the task's label and the wall
+    seconds it took."""
     import time
 
     import numpy as np
 
     from lgbench.integrators.starting_values import consistent_accelerations
     from lgbench.mbs.system import S_NC, S_NV
-    from lgbench.runner.single_run import build_run, engine_errors, run_single
+    from lgbench.runner.single_run import build_run, constraint_series, engine_errors, sample_times
 
     started = time.perf_counter()
     kind, spec = task
     try:
-        if kind == RUN:
-            run_single(spec)
-        else:
-            with engine_errors(spec):
-                model = build_run(spec)[0]
-                sizes = model.system.sizes
-                consistent_accelerations(model.system, model.q0.copy(), model.v0.copy(), 0.0,
-                                         np.zeros(sizes[S_NV]), np.zeros(sizes[S_NC]))
+        with engine_errors(spec):
+            model, integrator, options = build_run(spec)
+            system, q0, v0 = model.system, model.q0.copy(), model.v0.copy()
+            nv, nc = int(system.sizes[S_NV]), int(system.sizes[S_NC])
+            if kind == RUN:
+                integrator.integrate(system, q0, v0, options, spec.h, spec.t_end, sample_times(spec.t_end, None))
+            elif kind == START:
+                consistent_accelerations(system, q0, v0, 0.0, np.zeros(nv), np.zeros(nc))
+            else:
+                model.outputs(system, q0, v0, np.zeros(nc), 0.0)
+                # the constraint series of the model's formulations with constraints (the kernels' types
+                # do not depend on the number of constraints)
+                constraint_series(system, np.zeros(1), q0[None, :], v0[None, :], np.zeros((1, nc)))
     except (InputError, EngineError):      # the study's own run reports it, with its run id
         pass
     return task_label(task), time.perf_counter() - started

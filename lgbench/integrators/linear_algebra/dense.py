@@ -1,0 +1,59 @@
+"""Dense linear algebra of the implicit steppers: the full M, B and S_t, LU with partial pivoting.
+
+The functions of ``lgbench.integrators.linear_algebra.FUNCTIONS`` (see there), all inlined.
+"""
+from numba import njit
+
+from lgbench.integrators.iteration_matrix import iteration_matrix_at_residual
+from lgbench.mbs.constraints import constraint_matrix
+from lgbench.mbs.dense import lu_factor, lu_solve, matrix_vector_into
+from lgbench.mbs.residual import dynamic_residual_inline
+
+
+@njit(inline="always")
+def residual(sys, q, v, a, lam, t, w):
+    dynamic_residual_inline(sys, q, v, a, lam, t, w.M, w.C, w.force, w.torque, w.g, w.r)
+
+
+@njit(inline="always")
+def iteration_matrix(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w):
+    iteration_matrix_at_residual(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w)
+
+
+@njit(inline="always")
+def add_damping_columns(sys, w, first, columns, factor):
+    Ct, S = w.Ct, w.S
+    n = len(columns)
+    for c in range(n):
+        column = columns[c]
+        for row in range(Ct.shape[0]):
+            s = 0.0
+            for k in range(n):
+                s += Ct[row, first + k] * column[k]
+            S[row, first + c] += factor * s
+
+
+@njit(inline="always")
+def factor(w):
+    w.LU[:, :] = w.S
+    return lu_factor(w.LU, w.piv)
+
+
+@njit(inline="always")
+def solve(w):
+    lu_solve(w.LU, w.piv, w.rhs)
+
+
+@njit(inline="always")
+def constraint_forces(sys, q, lam, w, out):
+    C = w.C
+    if C.shape[0] > 0:
+        constraint_matrix(sys, q, C)
+    for row in range(C.shape[0]):
+        for k in range(out.shape[0]):
+            out[k] += C[row, k] * lam[row]
+
+
+@njit(inline="always")
+def constraint_velocity(sys, v, w, out):
+    matrix_vector_into(w.C, v, out)
