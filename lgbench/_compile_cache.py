@@ -37,9 +37,10 @@ def configure_numba_cache() -> str:
     return str(directory)
 
 
-COMPILE_MINUTES = "2.5 min"
+COMPILE_MINUTES = "2 min"
 """How long the first compilation of a study takes on a 2-core machine, in parallel (runner/precompile.py;
-flagship, measured 2026-11-26: 2.5 min of wall time, of which 2.4 min the generalized-alpha entry point)."""
+flagship, measured 2026-11-26 at stop 33: 103 s of wall time, of which 100 s the generalized-alpha entry
+point)."""
 
 
 def is_cold(directory: str | None = None) -> bool:
