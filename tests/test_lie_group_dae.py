@@ -1,5 +1,6 @@
 """SE(3) nodes, the body-frame spherical joint, the stabilised index-2 generalized-alpha and the
 corrected starting values (paper 002 Sects. 2.4, 3.3-3.6, 4.3) on the heavy top."""
+from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
@@ -142,6 +143,7 @@ def transient_order(options, formulation="RV"):
     ((("index", 3),), 1),                                               # Figs. 6, 7: order reduction
     ((("index", 3), ("starting_values", "corrected")), 2),              # Table 2, Figs. 18, 21
     ((("index", 2), ("starting_values", "corrected")), 2),              # Table 1, Fig. 16
+    ((("index", 3), ("starting_values", "corrected-a0")), 1),           # Fig. 17: a0 alone is not enough
 ])
 def test_starting_values_decide_the_transient_lambda_order_tables_1_2(options, order):
     assert transient_order(options) == pytest.approx(order, abs=0.3)
@@ -151,6 +153,21 @@ def test_corrected_starting_values_shrink_the_index_3_lambda_transient_fig_20():
     classical = lambda_transient_error(1e-3, (("index", 3),))
     corrected = lambda_transient_error(1e-3, (("index", 3), ("starting_values", "corrected")))
     assert corrected < classical / 20
+
+
+def test_correcting_a0_alone_leaves_the_index_3_lambda_transient_fig_17():
+    classical = lambda_transient_error(1e-3, (("index", 3),))
+    a0_only = lambda_transient_error(1e-3, (("index", 3), ("starting_values", "corrected-a0")))
+    assert a0_only == pytest.approx(classical, rel=0.05)
+
+
+def test_corrected_a0_is_table_1_for_index_2():
+    spec = RunSpec("heavy_top_constrained", "RV", "generalized-alpha", 1e-3, 0.01, params=BODY_FORM,
+                   options=TIGHT + (("index", 2), ("starting_values", "corrected")))
+    table_1 = run_single(spec, 3).series
+    a0_only = run_single(replace(spec, options=TIGHT + (("index", 2), ("starting_values", "corrected-a0"))), 3).series
+    for name in LAMBDA:
+        np.testing.assert_array_equal(a0_only[name], table_1[name])
 
 
 def test_index_2_needs_the_corrected_a0_for_second_order_in_lambda_fig_16():

@@ -62,7 +62,9 @@ NEWTON_DEFAULTS: dict[str, Any] = {
     "fd_relative_step": 1e-7,  # forward differences: step = rel * max(floor, |x|)
     "fd_step_floor": 1e-2,
     "index": 3,                       # 3: eq. (37) of paper 002; 2: stabilised index-2 eq. (56)
-    "starting_values": "classical",   # a0 = v'(0), or "corrected": paper 002 Table 1 (index 2) / Table 2 (index 3)
+    "starting_values": "classical",   # a0 = v'(0), or "corrected": paper 002 Table 1 (index 2) / Table 2 (index 3),
+                                      # or "corrected-a0": Table 1's a0 (eq. 141) alone, v0 = v(0), for either
+                                      # index (paper 002 Fig. 17)
     "starting_step_fraction": 0.1,    # s of paper 002 Tables 1, 2 (difference step s h for v''(0))
 }
 
@@ -78,7 +80,7 @@ IMPLICIT_INTEGRATORS = {GENERALIZED_ALPHA.name: GENERALIZED_ALPHA}
 
 _CHOICES = {"newton": ("full", "modified"), "tangent": ("forces", "full"),
             "jacobian": ("analytic", "finite-difference"),
-            "starting_values": ("classical", "corrected"), "linear_algebra": ("auto", "dense", "banded")}
+            "starting_values": ("classical", "corrected", "corrected-a0"), "linear_algebra": ("auto", "dense", "banded")}
 
 
 def implicit_options(integrator, options: dict[str, Any]) -> tuple[NewtonOptions, dict]:
@@ -159,7 +161,8 @@ def run_implicit(system, integrator: ImplicitIntegrator, q0, v0, options, h, t_e
     def workspace():
         return ga.make_workspace(system, index, solver)
 
-    corrected = merged["starting_values"] == "corrected"
+    corrected = merged["starting_values"] != "classical"
+    perturb_velocity = index == 3 and merged["starting_values"] == "corrected"   # Table 2's v0 (eq. 142)
 
     def fresh_state():
         q = q0.copy()
@@ -170,7 +173,7 @@ def run_implicit(system, integrator: ImplicitIntegrator, q0, v0, options, h, t_e
         a_alg = vd.copy()
         if ok and corrected:
             ok = corrected_starting_values(system, method, q, v, vd, a_alg, h, merged["starting_step_fraction"],
-                                           index == 3)
+                                           perturb_velocity)
         return q, v, vd, a_alg, lam, ok
 
     def advance(inputs, q, v, vd, a_alg, lam, t_stop, warm_up, stop):
