@@ -27,14 +27,15 @@ from lgbench.models.base import BuiltModel, Model, positive_scalar, vector3
 from lgbench.models.heavy_top import DEFAULTS, initial_rotation_state, top_outputs
 
 ROTATION = ("R11", "R12", "R13", "R21", "R22", "R23", "R31", "R32", "R33")
+BODY_VELOCITY = ("U_x", "U_y", "U_z")   # U = R^T x', SE(3)'s velocity coordinate (paper 002 Fig. 4 right)
 OUTPUTS = ("com_x", "com_y", "com_z", "vcom_x", "vcom_y", "vcom_z", "omega_x", "omega_y", "omega_z",
-           "energy", "angular_momentum_z", "lambda_x", "lambda_y", "lambda_z") + ROTATION
+           "energy", "angular_momentum_z", "lambda_x", "lambda_y", "lambda_z") + ROTATION + BODY_VELOCITY
 CONSTRAINT_FORMS = ("global", "body")
 
 
 @njit(cache=True)
 def heavy_top_constrained_outputs(sys, q, v, lam, t):
-    out = np.empty(23)
+    out = np.empty(26)
     top_outputs(sys, q, v, out)
     n = lam.shape[0]
     R, _ = body_pose(sys, 0, q)
@@ -46,6 +47,8 @@ def heavy_top_constrained_outputs(sys, q, v, lam, t):
     for r in range(3):
         for c in range(3):
             out[14 + 3 * r + c] = R[r, c]
+    for c in range(3):
+        out[23 + c] = R[0, c] * out[3] + R[1, c] * out[4] + R[2, c] * out[5]
     return out
 
 
@@ -81,7 +84,7 @@ MODEL = Model(
     outputs=list(OUTPUTS),
     output_groups={"com": ["com_x", "com_y", "com_z"], "vcom": ["vcom_x", "vcom_y", "vcom_z"],
                    "omega": ["omega_x", "omega_y", "omega_z"], "lambda": ["lambda_x", "lambda_y", "lambda_z"],
-                   "rotation": list(ROTATION),
+                   "rotation": list(ROTATION), "body_velocity": list(BODY_VELOCITY),
                    # paper 002 Figs. 6, 8, 11: q = (R, x), v = (Omega, x') in the same physical quantities
                    # for R3 x SO(3) and SE(3)
                    "q": ["com_x", "com_y", "com_z", *ROTATION],
