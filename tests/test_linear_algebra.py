@@ -13,7 +13,7 @@ from lgbench.integrators.implicit import implicit_options
 from lgbench.integrators.linear_algebra import FUNCTIONS, banded, dense
 from lgbench.integrators.newton import N_STATISTICS
 from lgbench.models import MODELS
-from lgbench.runner.precompile import RUN, compile_group, entry_point
+from lgbench.runner.precompile import compile_group
 from lgbench.runner.single_run import RunSpec
 
 
@@ -62,6 +62,6 @@ def test_compile_tasks_tell_a_banded_model_from_a_dense_one():
     forced_dense = RunSpec("v8_crank", "EP", "generalized-alpha", 1e-4, 0.01,
                            options=(("linear_algebra", "dense"),))
     assert compile_group(dense_run)[-1] == "dense" and compile_group(banded_run)[-1] == "banded"
-    assert entry_point((RUN, dense_run)) != entry_point((RUN, banded_run))
-    assert entry_point((RUN, dense_run)) == entry_point((RUN, forced_dense))
+    assert compile_group(dense_run) != compile_group(banded_run)
+    assert compile_group(dense_run) == compile_group(forced_dense)
     assert compile_group(RunSpec("heavy_top", "RV", "RK44", 1e-3, 1.0))[-1] == ""

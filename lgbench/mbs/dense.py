@@ -169,3 +169,11 @@ def matrix_vector_into(A, x, out):
         for c in range(A.shape[1]):
             s += A[r, c] * x[c]
         out[r] = s
+
+
+@njit(inline="always")
+def add_transpose_product(A, x, out):
+    """out += A^T x, in place, row of A by row (the order of the residual's B^T lambda)."""
+    for row in range(A.shape[0]):
+        for k in range(out.shape[0]):
+            out[k] += A[row, k] * x[row]

@@ -11,7 +11,7 @@ from lgbench.lie.tait_bryan import body_rate_dot_apply_rxyz
 from lgbench.mbs.chain import chain_generalized_forces, chain_mass_matrix
 from lgbench.mbs.codes import EP, FREE, RV, RXYZ, SE3
 from lgbench.mbs.constraints import constraint_blocks, constraint_matrix_inline, rate_map_entries
-from lgbench.mbs.dense import cross, mat3t_vec
+from lgbench.mbs.dense import add_transpose_product, cross, mat3t_vec
 from lgbench.mbs.dynamics import euler_moment
 from lgbench.mbs.loads import applied_loads
 from lgbench.mbs.pose import _vec3, rotation_matrix, rotation_start
@@ -168,9 +168,7 @@ def dynamic_residual_inline(sys, q, v, a, lam, t, M, C, force, torque, g, r):
         for c in range(n):
             s += M[k, c] * a[c]
         r[k] = s - g[k]
-    for row in range(C.shape[0]):
-        for k in range(n):
-            r[k] += C[row, k] * lam[row]
+    add_transpose_product(C, lam, r)
 
 
 @njit(cache=True)

@@ -13,9 +13,9 @@ one core, inside its first run of each group (compilation never enters a measure
 ``precompile`` hands out one single-step integration per group, and the consistent accelerations and
 each model's outputs as tasks of their own, to worker processes, as many at once as there are cores,
 the longest compile first. Every worker writes what it compiled to the shared cache, and the study's
-own runs then load it; the single-step runs' results are thrown away. The implicit families' warm-up calls the stepper before the
-starting values, so a worker compiling ``integrate_implicit`` finds ``consistent_accelerations`` in
-the cache by the time it needs it. Kernels shared by two groups are compiled by both (each in its
+own runs then load it; the single-step runs' results are thrown away. The implicit families' warm-up
+calls the stepper before the starting values, so a worker compiling ``integrate_implicit`` finds
+``consistent_accelerations`` in the cache by the time it needs it. Kernels shared by two groups are compiled by both (each in its
 process); the wall time is that of the longest group instead of the sum (``docs/performance.md``,
 "Compile time").
 """
@@ -42,14 +42,15 @@ OUTPUTS = "outputs"
 Task = tuple[str, RunSpec]
 
 
-def compile_group(spec: RunSpec) -> tuple[str, str, str, str]:
-    """What decides which compiled entry points a run calls: the integrator family (the class of its
-    registry entry; a tableau's ``step_control`` picks the fixed-step or the adaptive loop; an implicit
-    family's linear algebra, dense or banded, has an entry point each) and the model (models are data to
-    the entry points, but a model's own output kernels compile with it)."""
+def compile_group(spec: RunSpec) -> tuple[str, str, str]:
+    """What decides which compiled entry point a run calls: the integrator family (the class of its
+    registry entry), a tableau's ``step_control`` (the fixed-step or the adaptive loop) and an implicit
+    family's linear algebra (dense or banded, an entry point each). Not the model: the models' arrays
+    have the same numba types, so every model calls the same machine code of a family; a model's own
+    output kernels are a task of their own (``compile_tasks``)."""
     integrator = integrators()[spec.integrator]
     loop = str(spec.options_dict().get("step_control", "fixed"))
-    return spec.model, type(integrator).__qualname__, loop, _linear_algebra(replace(spec, h=1.0, t_end=1.0))
+    return type(integrator).__qualname__, loop, _linear_algebra(replace(spec, h=1.0, t_end=1.0))
 
 
 @lru_cache(maxsize=None)
@@ -68,34 +69,26 @@ def _linear_algebra(spec: RunSpec) -> str:
         return ""
 
 
-def entry_point(task: Task) -> tuple[str, ...]:
-    """The compiled entry point a task compiles, whatever its model: the models' arrays have the same
-    numba types, so every model of the same linear algebra calls the same machine code of a family (and
-    of the starting values)."""
-    kind, spec = task
-    return (START,) if kind == START else compile_group(spec)[1:]
-
-
 def compile_tasks(specs: Iterable[RunSpec]) -> list[Task]:
-    """One single-step integration per compiled entry point of ``specs`` (``entry_point``: the model
+    """One single-step integration per compiled entry point of ``specs`` (``compile_group``: the model
     does not matter), the consistent accelerations once if a family starts from them, and each model's
     output kernels: implicit families first (the Newton solver, the iteration matrix and the linear
     algebra take the longest to compile), the starting values next, the other families, the outputs
     last. A model's outputs are a task of their own, not part of its integration, so that they compile
     on another core than the longest entry point (``docs/performance.md``, "Compile time")."""
     runs: dict[tuple[str, ...], RunSpec] = {}
-    starts: dict[tuple[str, ...], RunSpec] = {}
+    start: list[Task] = []
     outputs: dict[str, RunSpec] = {}
     for spec in specs:
         short = replace(spec, t_end=spec.h)
-        runs.setdefault(entry_point((RUN, short)), short)
+        runs.setdefault(compile_group(short), short)
         outputs.setdefault(spec.model, short)
-        if getattr(integrators()[spec.integrator], "consistent_start", False):
-            starts.setdefault(entry_point((START, short)), short)
+        if not start and getattr(integrators()[spec.integrator], "consistent_start", False):
+            start.append((START, short))
     implicit = [spec for spec in runs.values() if integrators()[spec.integrator].kind == "implicit"]
     others = [spec for spec in runs.values() if integrators()[spec.integrator].kind != "implicit"]
-    return [(RUN, spec) for spec in implicit] + [(START, spec) for spec in starts.values()] + \
-        [(RUN, spec) for spec in others] + [(OUTPUTS, spec) for spec in outputs.values()]
+    return [(RUN, spec) for spec in implicit] + start + [(RUN, spec) for spec in others] + \
+        [(OUTPUTS, spec) for spec in outputs.values()]
 
 
 def worker_budget() -> int:

@@ -6,7 +6,7 @@ from numba import njit
 
 from lgbench.integrators.iteration_matrix import iteration_matrix_at_residual
 from lgbench.mbs.constraints import constraint_matrix
-from lgbench.mbs.dense import lu_factor, lu_solve, matrix_vector_into
+from lgbench.mbs.dense import add_transpose_product, lu_factor, lu_solve, matrix_vector_into
 from lgbench.mbs.residual import dynamic_residual_inline
 
 
@@ -46,12 +46,9 @@ def solve(w):
 
 @njit(inline="always")
 def constraint_forces(sys, q, lam, w, out):
-    C = w.C
-    if C.shape[0] > 0:
-        constraint_matrix(sys, q, C)
-    for row in range(C.shape[0]):
-        for k in range(out.shape[0]):
-            out[k] += C[row, k] * lam[row]
+    if w.C.shape[0] > 0:
+        constraint_matrix(sys, q, w.C)
+    add_transpose_product(w.C, lam, out)
 
 
 @njit(inline="always")
