@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 export MPLBACKEND := Agg
 
-.PHONY: install run test test-slow bench bench-quick clean check-quick reproduce-all gallery
+.PHONY: install run test test-slow bench bench-quick clean check-quick reproduce-all gallery findings
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -55,6 +55,10 @@ check-quick: $(STAMP)
 ## Resumable; prints the wall time per study and in total (also in results/campaign.md).
 reproduce-all: $(STAMP)
 	$(VENV)/bin/lgbench reproduce $(QUICK_STUDIES) --results results --jobs 2
+
+## docs/REPRODUCTION.md's "At a glance" tables from the study files' findings (make test checks them).
+findings: $(STAMP)
+	$(VENV)/bin/lgbench findings $(QUICK_STUDIES) --write docs/REPRODUCTION.md
 
 ## The README's gallery (docs/img) from the result folders of reproduce-all.
 gallery: $(STAMP)

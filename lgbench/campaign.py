@@ -111,8 +111,10 @@ def run_campaign(study_files: list[Path], results: Path, workers: int,
     return outcomes
 
 
-def write_report_index(outcomes: list[StudyOutcome], path: Path) -> list[Path]:
-    """PATH.md / PATH.html linking the report of every study that has one (in order of name)."""
+def write_report_index(outcomes: list[StudyOutcome], path: Path, wall_s: float | None = None,
+                       workers: int = 1) -> list[Path]:
+    """PATH.md / PATH.html linking the report of every study that has one (in order of name), with the
+    findings of the studies as they stand in the results: the front page of a reproduction."""
     from lgbench.report import ResultFolder
     from lgbench.report.index import summary
     from lgbench.report.writer import REPORT, write_index
@@ -121,7 +123,14 @@ def write_report_index(outcomes: list[StudyOutcome], path: Path) -> list[Path]:
     summaries = [summary(ResultFolder(outcome.out, read_study_copy(outcome.out)), outcome.out / REPORT)
                  for outcome in sorted(outcomes, key=lambda item: item.name)
                  if (outcome.out / f"{REPORT}.md").exists()]
-    return write_index(path, summaries) if summaries else []
+    preamble = []
+    if wall_s is not None:
+        failed = [outcome.name for outcome in outcomes if not outcome.ok]
+        preamble.append(f"A campaign of {len(outcomes)} studies, {workers} at a time, in {wall_s / 60:.1f} min wall "
+                        f"time (campaign.md: the time per study); "
+                        + (f"not ok: {', '.join(sorted(failed))}." if failed else "every study ran, drew, "
+                           "reported and checked."))
+    return write_index(path, summaries, preamble) if summaries else []
 
 
 def study_cpu_seconds(out: Path) -> tuple[float, float]:

@@ -312,7 +312,7 @@ def _study_copy(results_dir: Path, profile: str | None = None, required: bool = 
             raise InputError("missing; give the study file with --study", file=str(copy))
         return None
     try:
-        return load_study(copy, profile)
+        return load_study(copy, profile, copy=True)
     except InputError as error:
         raise InputError(f"{error}; 'lgbench repair {results_dir} --study STUDY.yaml' writes the study copy "
                          "again") from None
@@ -362,7 +362,7 @@ def repair(results_dir: Annotated[Path, typer.Argument(metavar="RESULTS_DIR", he
     copy = results_dir / STUDY_COPY
     copy_problem = None if copy.exists() else "missing"
     try:
-        copied = load_study(copy) if copy.exists() else None
+        copied = load_study(copy, copy=True) if copy.exists() else None
     except InputError as error:
         copied, copy_problem = None, str(error).removeprefix(f"{copy}: ")
     if study_file is None and copied is None:
@@ -461,11 +461,65 @@ def validate(study_file: Annotated[Path, typer.Argument(metavar="STUDY.yaml", he
 
     study = load_study(study_file)
     typer.echo(f"{study_file}: valid study '{study.name}' ({len(labelled_specs(study))} runs, "
-               f"{len(study.methods())} methods, {len(study.expectations)} expectations)")
+               f"{len(study.methods())} methods, {len(study.expectations)} expectations, "
+               f"{len(study.findings)} findings)")
     for name in study.profiles:
         profiled = load_study(study_file, name)
         typer.echo(f"  profile {name}: {len(labelled_specs(profiled))} runs, "
                    f"{len(profiled.expectations)} expectations")
+
+
+@app.command()
+def findings(study_files: Annotated[list[Path], typer.Argument(metavar="STUDY.yaml...", help="Study files.")],
+             write: Annotated[Path | None, typer.Option(help="Rewrite the tables between the findings markers "
+                                                         "of this Markdown file (docs/REPRODUCTION.md).")] = None,
+             check_file: Annotated[Path | None, typer.Option("--check", help="Exit 1 if this Markdown file's "
+                                                              "tables differ from the study files.")] = None):
+    """Count the verdicts of the studies' findings by paper; write or check the "At a glance" tables of
+    docs/REPRODUCTION.md from them."""
+    from lgbench.analysis.findings import assess
+    from lgbench.report.findings import (STUDIES_KEY, StudyEntry, by_paper, counts_text, document_table,
+                                         replace_marked, studies_table)
+    from lgbench.report.markdown import render_table
+    from lgbench.runner.study import load_study
+    from lgbench.store import atomic
+
+    if write is not None and check_file is not None:
+        raise InputError("give either --write or --check", field="--write/--check")
+    studies = [(path, load_study(path)) for path in study_files]
+    assessments = [item for _, study in studies for item in assess(study.name, study.findings, None)]
+    papers = by_paper(assessments)
+    for paper, items in papers.items():
+        typer.echo(f"paper {paper}: {len(items)} findings: {counts_text(items)}")
+    typer.echo(f"all: {len(assessments)} findings: {counts_text(assessments)}")
+    target = write or check_file
+    if target is None:
+        return
+    here = target.parent
+    tables = {paper: render_table(document_table(items), here) for paper, items in papers.items()}
+    entries = [StudyEntry(study.name, study.paper, path.as_posix()) for path, study in studies]
+    tables[STUDIES_KEY] = render_table(studies_table(entries, assessments), here)
+    try:
+        text = target.read_text(encoding="utf-8")
+    except OSError as error:
+        raise InputError(f"cannot read the file ({error.strerror})", file=str(target)) from None
+    replaced, unmarked, unknown = replace_marked(text, tables)
+    if unmarked:
+        raise InputError(f"no markers for {', '.join(unmarked)}", file=str(target),
+                         allowed="'<!-- findings KEY -->' ... '<!-- end findings KEY -->' for KEY in "
+                                 + ", ".join(tables))
+    if unknown:
+        raise InputError(f"the study files have no findings for the marked table(s) {', '.join(unknown)}",
+                         file=str(target), allowed=list(tables))
+    if check_file is not None:
+        if replaced != text:
+            typer.echo(f"{target}: the findings tables differ from the study files; "
+                       f"'lgbench findings STUDY.yaml... --write {target}' writes them", err=True)
+            raise typer.Exit(1)
+        typer.echo(f"{target}: the findings tables agree with the study files")
+    else:
+        atomic.write_text(target, replaced)
+        typer.echo(f"{target}: findings tables written")
 
 
 @app.command()
@@ -526,7 +580,7 @@ def reproduce(study_files: Annotated[list[Path], typer.Argument(metavar="STUDY.y
     wall_s = time.perf_counter() - started
     typer.echo("")
     typer.echo(write_summary(outcomes, results / "campaign.md", wall_s, jobs))
-    for path in write_report_index(outcomes, results / "index"):
+    for path in write_report_index(outcomes, results / "index", wall_s, jobs):
         typer.echo(f"report index: {path}")
     typer.echo(f"total: {wall_s / 60:.1f} min wall time for {len(outcomes)} studies; logs in RESULTS/NAME/campaign.log")
     if not all(outcome.ok for outcome in outcomes):

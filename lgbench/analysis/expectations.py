@@ -21,7 +21,7 @@ Kinds:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, model_validator
@@ -33,10 +33,21 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+ID_PATTERN = r"^[a-z0-9][a-z0-9_.-]*$"
+"""An expectation's ``id``: what a finding (``lgbench.analysis.findings``) cites it by."""
+
+
+class _Expectation(_Strict):
+    """What every expectation has: an optional ``id`` unique in its study and a ``why``."""
+
+    id: Annotated[str, Field(pattern=ID_PATTERN, max_length=60)] | None = None
+    why: str = ""
+
+
 StepRange = tuple[PositiveFloat, PositiveFloat]
 
 
-class OrderExpectation(_Strict):
+class OrderExpectation(_Expectation):
     kind: Literal["order"]
     method: str
     quantity: str | None = None          # default: the study's first error quantity
@@ -47,47 +58,42 @@ class OrderExpectation(_Strict):
     h_range: StepRange | None = None
     floor: PositiveFloat = ROUND_OFF_FLOOR
     min_points: Annotated[int, Field(ge=2)] = 3
-    why: str = ""
 
 
-class StatusExpectation(_Strict):
+class StatusExpectation(_Expectation):
     kind: Literal["fails", "succeeds"]
     method: str
     h_range: StepRange
-    why: str = ""
 
 
-class ValueExpectation(_Strict):
+class ValueExpectation(_Expectation):
     kind: Literal["value"]
     method: str
     column: str
     h: PositiveFloat
     expected: float
     tolerance: PositiveFloat
-    why: str = ""
 
 
-class LessExpectation(_Strict):
+class LessExpectation(_Expectation):
     kind: Literal["less"]
     column: str                          # runs.csv column, or "error:QUANTITY"
     lower: str
     than: str
     factor: PositiveFloat = 1.0
     h_range: StepRange | None = None
-    why: str = ""
 
 
-class BoundExpectation(_Strict):
+class BoundExpectation(_Expectation):
     kind: Literal["bound"]
     column: str
     methods: list[str] = []
     max: float | None = None
     min: float | None = None
     h_range: StepRange | None = None
-    why: str = ""
 
 
-class CostRatioExpectation(_Strict):
+class CostRatioExpectation(_Expectation):
     kind: Literal["cost_ratio"]
     method: str
     than: str
@@ -98,7 +104,6 @@ class CostRatioExpectation(_Strict):
     h_range: StepRange | None = None
     min: PositiveFloat | None = None
     max: PositiveFloat | None = None
-    why: str = ""
 
     @model_validator(mode="after")
     def _has_a_bound(self):
@@ -119,6 +124,7 @@ class CheckResult:
     expected: str
     observed: str
     passed: bool
+    id: str | None = None                # the expectation's id, if it has one
 
 
 def _in_range(h: float, h_range) -> bool:
@@ -165,9 +171,9 @@ def check(study, runs, errors) -> list[CheckResult]:
         missing = [m for m in methods if m and m not in known]
         if missing:
             results.append(CheckResult(_describe(item), "method present", f"no runs of {', '.join(missing)}",
-                                       False))
+                                       False, item.id))
             continue
-        results.append(_EVALUATORS[item.kind](item, study, runs, errors))
+        results.append(replace(_EVALUATORS[item.kind](item, study, runs, errors), id=item.id))
     return results
 
 

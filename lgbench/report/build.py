@@ -7,9 +7,11 @@ import math
 from collections.abc import Callable
 
 from lgbench.analysis.convergence import error_table, fitted_orders, format_step
+from lgbench.analysis.findings import assess
 from lgbench.analysis.kinds import NEWTON_COLUMN, implicit_runs
 from lgbench.analysis.published import FAILED, MethodValues, published_cell
 from lgbench.report.document import Document, Figure, Heading, Paragraph, Table
+from lgbench.report.findings import counts_text, front_page_table, state_counts
 from lgbench.report.results import ResultFolder
 
 MISSING = "–"
@@ -18,8 +20,8 @@ MISSING = "–"
 def report_document(results: ResultFolder) -> Document:
     """Every section of the report of ``results``."""
     document = Document(f"lgbench report: {results.name}")
-    for section in (_introduction, _run_summary, _orders, _errors, _newton, _published_columns, _failures,
-                    _expectations, _published_values, _figures):
+    for section in (_introduction, _findings, _run_summary, _orders, _errors, _newton, _published_columns,
+                    _failures, _expectations, _published_values, _figures):
         section(document, results)
     return document
 
@@ -167,6 +169,17 @@ def _failures(document: Document, results: ResultFolder) -> None:
     document.add(Table(["run", "method", "h", "status", "message"], rows))
 
 
+def _findings(document: Document, results: ResultFolder) -> None:
+    """The published figures and tables this study reproduces, each verdict as it stands here."""
+    if results.study is None or not results.study.findings:
+        return
+    assessed = assess(results.name, results.study.findings, results.expectation_results)
+    document.add(Heading("Findings"),
+                 Paragraph(f"What this study shows of the papers: {counts_text(assessed)}. Cited expectations "
+                           f"here: {state_counts(assessed)}."),
+                 front_page_table(assessed, {results.name: results.path}))
+
+
 def _expectations(document: Document, results: ResultFolder) -> None:
     verdicts = results.expectation_results
     if verdicts is None:
@@ -178,7 +191,8 @@ def _expectations(document: Document, results: ResultFolder) -> None:
     passed = sum(result.passed for result in verdicts)
     document.add(Paragraph(f"{passed} of {len(verdicts)} passed (lgbench check)."),
                  Table(["expectation", "expected", "observed", "verdict"],
-                       [[r.expectation, r.expected, r.observed, "ok" if r.passed else "REGRESSION"]
+                       [[f"{r.id}: {r.expectation}" if r.id else r.expectation, r.expected, r.observed,
+                         "ok" if r.passed else "REGRESSION"]
                         for r in verdicts]))
 
 

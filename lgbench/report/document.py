@@ -15,7 +15,32 @@ class Link:
     target: Path
 
 
-Cell = str | Link
+@dataclass(frozen=True)
+class Image:
+    """A PNG shown small inside a table cell and linked to the full-size file (not embedded: an index
+    page shows many)."""
+
+    path: Path
+    text: str
+
+
+class Tone:
+    """How a ``Marked`` cell is highlighted."""
+
+    GOOD = "good"
+    WARN = "warn"
+    BAD = "bad"
+
+
+@dataclass(frozen=True)
+class Marked:
+    """Text highlighted by a tone (a verdict that holds, is unchecked, or regressed)."""
+
+    text: str
+    tone: str
+
+
+Cell = str | Link | Image | Marked
 
 
 @dataclass(frozen=True)
@@ -34,6 +59,7 @@ class Table:
     header: list[str]
     rows: list[list[Cell]]
     caption: str = ""
+    text: bool = False          # cells of prose (left-aligned) rather than numbers
 
 
 @dataclass(frozen=True)

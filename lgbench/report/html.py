@@ -7,7 +7,7 @@ import html
 import os
 from pathlib import Path
 
-from lgbench.report.document import Document, Figure, Heading, Link, Paragraph, Table
+from lgbench.report.document import Document, Figure, Heading, Image, Link, Marked, Paragraph, Table
 
 SUFFIX = ".html"
 
@@ -25,22 +25,37 @@ tr:nth-child(even) td { background: #fafafa; }
 figure { margin: 1rem 0; }
 figure img { max-width: 100%; border: 1px solid #eee; }
 figcaption { font-size: .9rem; color: #555; }
+table.text td { text-align: left; vertical-align: top; }
+td img { width: 10rem; border: 1px solid #eee; }
+td.good { background: #e6f4ea; }
+td.warn { background: #fff4d6; }
+td.bad { background: #fbe0de; font-weight: bold; }
 """
 
 
+def _relative(path: Path, directory: Path) -> str:
+    return html.escape(Path(os.path.relpath(path.resolve(), directory.resolve())).as_posix())
+
+
 def _cell(cell, directory: Path) -> str:
+    """The cell's ``<td>`` element."""
     if isinstance(cell, Link):
-        target = Path(os.path.relpath(cell.target.with_suffix(SUFFIX).resolve(), directory.resolve()))
-        return f'<a href="{html.escape(target.as_posix())}">{html.escape(cell.text)}</a>'
-    return html.escape(cell)
+        target = _relative(cell.target.with_suffix(SUFFIX), directory)
+        return f'<td><a href="{target}">{html.escape(cell.text)}</a></td>'
+    if isinstance(cell, Image):
+        target = _relative(cell.path, directory)
+        return f'<td><a href="{target}"><img alt="{html.escape(cell.text)}" src="{target}"></a></td>'
+    if isinstance(cell, Marked):
+        return f'<td class="{html.escape(cell.tone)}">{html.escape(cell.text)}</td>'
+    return f"<td>{html.escape(cell)}</td>"
 
 
 def _table(table: Table, directory: Path) -> list[str]:
-    lines = ["<table>"]
+    lines = ['<table class="text">' if table.text else "<table>"]
     if table.caption:
         lines.append(f"<caption>{html.escape(table.caption)}</caption>")
     lines.append("<tr>" + "".join(f"<th>{html.escape(cell)}</th>" for cell in table.header) + "</tr>")
-    lines += ["<tr>" + "".join(f"<td>{_cell(cell, directory)}</td>" for cell in row) + "</tr>"
+    lines += ["<tr>" + "".join(_cell(cell, directory) for cell in row) + "</tr>"
               for row in table.rows]
     lines.append("</table>")
     return lines

@@ -1,10 +1,16 @@
-"""The index page of several reports: one line per study with its runs, failures and expectations."""
+"""The index page of several reports: one line per study with its runs, failures and expectations,
+then, when the studies have findings (``findings:`` in their study files), the front page of a
+reproduction: every published figure and table with lgbench's verdict as it stands in these results,
+a thumbnail, and where and with what the results were computed."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from lgbench.report.document import Document, Link, Table
+from lgbench.analysis.findings import Assessment, assess
+from lgbench.report.document import Document, Heading, Link, Paragraph, Table
+from lgbench.report.findings import by_paper, counts_text, front_page_table, state_counts
 from lgbench.report.results import ResultFolder
 
 
@@ -15,16 +21,56 @@ class ReportSummary:
     runs: int
     failures: int
     expectations: tuple[int, int] | None      # (passed, total); None without study.yaml
+    findings: tuple[Assessment, ...] = ()
+    metadata: dict[str, Any] = field(default_factory=dict)
 
 
 def summary(results: ResultFolder, report: Path) -> ReportSummary:
     verdicts = results.expectation_results
     expectations = None if verdicts is None else (sum(r.passed for r in verdicts), len(verdicts))
-    return ReportSummary(results.name, report, len(results.runs), len(results.failures), expectations)
+    findings = () if results.study is None else tuple(assess(results.name, results.study.findings, verdicts))
+    return ReportSummary(results.name, report, len(results.runs), len(results.failures), expectations, findings,
+                         results.metadata or {})
 
 
-def index_document(summaries: list[ReportSummary]) -> Document:
+def index_document(summaries: list[ReportSummary], preamble: list[str] = ()) -> Document:
+    """The index: ``preamble`` paragraphs (e.g. the campaign's wall time), the studies, the findings
+    by paper and the provenance of the results."""
+    document = Document("lgbench reports", [Paragraph(text) for text in preamble])
     rows = [[Link(item.name, item.report), str(item.runs), str(item.failures),
              "–" if item.expectations is None else f"{item.expectations[0]}/{item.expectations[1]}"]
             for item in summaries]
-    return Document("lgbench reports", [Table(["study", "runs", "not ok", "expectations passed"], rows)])
+    document.add(Table(["study", "runs", "not ok", "expectations passed"], rows))
+    findings = [finding for item in summaries for finding in item.findings]
+    if findings:
+        folders = {item.name: item.report.parent for item in summaries}
+        document.add(Heading("The papers at a glance"),
+                     Paragraph(f"{len(findings)} published figures and tables: {counts_text(findings)}. "
+                               f"Their cited expectations in these results: {state_counts(findings)}. "
+                               "A verdict holds while every expectation it cites passes; one that fails "
+                               "shows it as regressed."))
+        for paper, items in by_paper(findings).items():
+            document.add(Heading(f"Paper {paper}", 3), front_page_table(items, folders))
+    provenance = _provenance(summaries)
+    if provenance:
+        document.add(Heading("Provenance"), Paragraph(provenance))
+    return document
+
+
+def _provenance(summaries: list[ReportSummary]) -> str:
+    """Software and machine of the latest session of the result folders (the distinct values, if the
+    folders differ)."""
+    sessions = [item.metadata["sessions"][-1] for item in summaries
+                if isinstance(item.metadata.get("sessions"), list) and item.metadata["sessions"]]
+    if not sessions:
+        return ""
+    keys = [("lgbench", "lgbench"), ("git_commit", "commit"), ("python", "Python"), ("numpy", "NumPy"),
+            ("numba", "numba"), ("cpu", "CPU"), ("cpu_count", "cores"), ("platform", "platform")]
+    parts = []
+    for key, label in keys:
+        values = list(dict.fromkeys(str(session[key]) for session in sessions if key in session))
+        if values:
+            parts.append(f"{label} {', '.join(values)}")
+    started = sorted(str(session["started"]) for session in sessions if "started" in session)
+    when = f"The folders' latest sessions started between {started[0]} and {started[-1]}; " if started else ""
+    return when + "; ".join(parts) + "."

@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from lgbench.report.document import Document, Figure, Heading, Link, Paragraph, Table
+from lgbench.report.document import Document, Figure, Heading, Image, Link, Marked, Paragraph, Table, Tone
 
 SUFFIX = ".md"
 
@@ -16,11 +16,21 @@ def _relative(path: Path, directory: Path) -> str:
 def _cell(cell, directory: Path) -> str:
     if isinstance(cell, Link):
         return f"[{_escape(cell.text)}]({_relative(cell.target.with_suffix(SUFFIX), directory)})"
+    if isinstance(cell, Image):
+        target = _relative(cell.path, directory)
+        return f"[![{_escape(cell.text)}]({target})]({target})"
+    if isinstance(cell, Marked):
+        return f"**{_escape(cell.text)}**" if cell.tone == Tone.BAD else _escape(cell.text)
     return _escape(cell)
 
 
 def _escape(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_table(table: Table, directory: Path) -> list[str]:
+    """The lines of one Markdown table (for documents written in part by hand)."""
+    return _table(table, directory)
 
 
 def _table(table: Table, directory: Path) -> list[str]:

@@ -30,6 +30,7 @@ def write_report(results: ResultFolder) -> tuple[list[Path], ReportSummary]:
     return _write(report_document(results), path), summary(results, path)
 
 
-def write_index(path: Path, summaries: list[ReportSummary]) -> list[Path]:
-    """PATH.md and PATH.html (PATH's own suffix, if any, is replaced) linking every report."""
-    return _write(index_document(summaries), Path(path).with_suffix(""))
+def write_index(path: Path, summaries: list[ReportSummary], preamble: list[str] = ()) -> list[Path]:
+    """PATH.md and PATH.html (PATH's own suffix, if any, is replaced) linking every report, with the
+    findings of the studies (``index_document``)."""
+    return _write(index_document(summaries, preamble), Path(path).with_suffix(""))

@@ -14,6 +14,7 @@ from pydantic import (AfterValidator, BaseModel, ConfigDict, Discriminator, Fiel
                       field_validator, model_validator)
 
 from lgbench.analysis.expectations import Expectation
+from lgbench.analysis.findings import Finding, missing_evidence
 from lgbench.analysis.published import Published, on_grid
 from lgbench.exceptions import InputError
 from lgbench.runner import bounds
@@ -231,6 +232,7 @@ class Study(_Strict):
     series_plots: list[SeriesPlot] = []
     profiles: dict[str, dict[str, Any]] = {}
     published: Published | None = None
+    findings: list[Finding] = []
 
     def method_labels(self) -> list[str]:
         """Table names of the grid's methods: ``formulation-integrator[.label]``."""
@@ -305,7 +307,8 @@ def check_parameters(model: Any, params: dict[str, Any], field: str, file: str |
                    f"{field}{separator}{key}", file)
 
 
-def load_study(path: str | Path, profile: str | None = None, max_steps: int | None = None) -> Study:
+def load_study(path: str | Path, profile: str | None = None, max_steps: int | None = None,
+               copy: bool = False) -> Study:
     """Read, validate and name-check a study file, with the overrides of ``profile`` if given.
 
     A profile (e.g. ``quick``: coarser grid, shorter t_end, its own expectations) is a mapping under
@@ -313,6 +316,8 @@ def load_study(path: str | Path, profile: str | None = None, max_steps: int | No
     Without ``profile`` every profile is validated too. A profile inherits ``published`` (checked
     against the study as written) narrowed to its own methods, step sizes and errors.
     ``max_steps`` raises the step budget per run (as the study's own ``max_steps`` does).
+    ``copy``: the file is a result folder's study copy, whose findings cite the expectations of the
+    study as written while its profile may check fewer; they were checked when the run started.
     """
     file = str(path)
     try:
@@ -351,6 +356,9 @@ def load_study(path: str | Path, profile: str | None = None, max_steps: int | No
             study.method_labels(), study.step_sizes(), [(r.quantity, r.label) for r in study.errors])})
     _check_bounds(study, file, max_steps)
     _check_names(study, file)
+    _check_expectation_ids(study, file)
+    if profile is None and not copy:
+        _check_findings(study, file)
     if profile is None:
         for name in study.profiles:
             load_study(path, name, max_steps)
@@ -393,10 +401,11 @@ def _apply_profile(data: dict[str, Any], profile: str, file: str) -> dict[str, A
     override = profiles[profile]
     if not isinstance(override, dict):
         raise InputError("a profile is a mapping of fields to replace", file=file, field=f"profiles.{profile}")
+    fixed = ("name", "profiles", "findings")      # findings belong to the study as written
     for key in override:
-        if key in ("name", "profiles") or key not in Study.model_fields:
+        if key in fixed or key not in Study.model_fields:
             raise InputError(f"'{key}' cannot be set by a profile", file=file, field=f"profiles.{profile}.{key}",
-                             allowed=[f for f in Study.model_fields if f not in ("name", "profiles")])
+                             allowed=[f for f in Study.model_fields if f not in fixed])
     merged = {key: value for key, value in data.items() if key != "profiles"}
     merged.update(override)
     merged["name"] = f"{data.get('name')}-{profile}"
@@ -631,6 +640,26 @@ def _check_expectations(study: Study, file: str) -> None:
         if column.startswith("error:"):
             check_name(column.removeprefix("error:"), quantities, "error quantity of this study",
                        f"{field}.column", file)
+
+
+def _check_expectation_ids(study: Study, file: str) -> None:
+    """An expectation's id names one expectation of the study (or profile)."""
+    seen: dict[str, int] = {}
+    for index, item in enumerate(study.expectations):
+        if item.id is None:
+            continue
+        if item.id in seen:
+            raise InputError(f"the id '{item.id}' is already that of expectations[{seen[item.id]}]", file=file,
+                             field=f"expectations[{index}].id", allowed="an id unique in the study")
+        seen[item.id] = index
+
+
+def _check_findings(study: Study, file: str) -> None:
+    """A finding cites expectations of the study as written (a profile may check fewer of them)."""
+    ids = [item.id for item in study.expectations if item.id is not None]
+    for index, key in missing_evidence(study.findings, ids):
+        raise InputError(f"'{key}' is the id of no expectation of this study", file=file,
+                         field=f"findings[{index}].evidence", allowed=ids or "ids given to expectations (id: ...)")
 
 
 def _check_published(study: Study, file: str) -> None:

@@ -11,4 +11,4 @@ from lgbench.runner.study import Study, load_study
 def read_study_copy(results_dir: str | Path) -> Study | None:
     """The validated study of a result folder, or None if the folder keeps no study.yaml."""
     path = Path(results_dir) / STUDY_COPY
-    return load_study(path) if path.exists() else None
+    return load_study(path, copy=True) if path.exists() else None

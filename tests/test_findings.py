@@ -1,0 +1,167 @@
+"""Findings: the "At a glance" verdicts as data in the study files, computed from the expectations they
+cite (issue 19 item 5). A regression turns a verdict red on the front page of a reproduction instead of
+leaving a stale "reproduced", and docs/REPRODUCTION.md's tables cannot drift from the study files."""
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from pydantic import ValidationError
+from typer.testing import CliRunner
+
+from lgbench.analysis.expectations import CheckResult
+from lgbench.analysis.findings import Finding, State, assess, item_order
+from lgbench.cli import app
+from lgbench.exceptions import InputError
+from lgbench.report.findings import replace_marked
+from lgbench.runner.study import load_study
+
+from test_cli import assert_one_line_input_error
+from test_report import STUDY, table_row, write_results
+
+ROOT = Path(__file__).resolve().parents[1]
+STUDY_FILES = sorted((ROOT / "studies").glob("*.yaml"))
+runner = CliRunner()
+
+FIT = {"paper": "000", "item": "Fig. 3 right", "shows": "COM error vs h, generalized-alpha",
+       "counterpart": "fixture -> convergence_com.png", "figures": ["convergence_com.png"],
+       "verdict": "reproduced", "summary": "order 2.00", "evidence": ["order-rv"], "section": "free"}
+RUNS = {"paper": "000", "item": "Table 4", "shows": "every run succeeds", "verdict": "trend",
+        "summary": "Rxyz runs at every h", "evidence": ["rxyz-runs"]}
+
+
+def _study(**changes):
+    study = {**STUDY, "expectations": [{**STUDY["expectations"][0], "id": "order-rv"},
+                                       {**STUDY["expectations"][1], "id": "rxyz-runs"}],
+             "findings": [FIT, RUNS]}
+    return {**study, **changes}
+
+
+def _finding(**changes) -> Finding:
+    return Finding.model_validate({**FIT, **changes})
+
+
+def test_a_finding_holds_while_its_expectations_pass_and_regresses_when_one_fails():
+    findings = [_finding(evidence=["a", "b"]), _finding(evidence=["c"]), _finding(verdict="not-reproduced",
+                                                                                  evidence=[])]
+    results = [CheckResult("a", "", "", True, "a"), CheckResult("b", "", "", False, "b"),
+               CheckResult("c", "", "", True, "c")]
+    first, second, third = assess("s", findings, results)
+    assert (first.state, first.failed, first.checked) == (State.REGRESSED, ("b",), 2)
+    assert [result.id for result in first.results] == ["a", "b"]
+    assert first.verdict_text == "regressed (was reproduced): b failed"
+    assert (second.state, second.verdict_text) == (State.HOLDS, "reproduced")
+    assert third.state == State.NONE
+    unchecked = assess("s", [_finding(evidence=["x"])], [CheckResult("a", "", "", True, "a")])[0]
+    assert unchecked.state == State.UNCHECKED and unchecked.verdict_text == "reproduced (not checked here)"
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"evidence": []}, "cites the expectations that back it"),
+    ({"verdict": "not-reproduced"}, "has no evidence"),
+    ({"verdict": "reproduced (trend)"}, "verdict"),
+    ({"paper": "0"}, "paper"),
+    ({"figures": ["../x.png"]}, "figures"),
+])
+def test_a_finding_is_checked_when_built(changes, message):
+    with pytest.raises(ValidationError, match=re.escape(message)):
+        _finding(**changes)
+
+
+def test_items_sort_as_in_the_paper():
+    items = ["Table 5", "Fig. 10 left", "Fig. 2", "eqs. (28), (42)", "Fig. 3 right", "Fig. 3 left", "Table 4"]
+    assert sorted(items, key=item_order) == ["eqs. (28), (42)", "Fig. 2", "Fig. 3 left", "Fig. 3 right",
+                                             "Table 4", "Table 5", "Fig. 10 left"]
+
+
+def test_evidence_names_expectations_of_the_study(tmp_path):
+    path = tmp_path / "study.yaml"
+    path.write_text(yaml.safe_dump(_study(findings=[{**FIT, "evidence": ["order-rv", "no-such-id"]}])))
+    with pytest.raises(InputError, match="'no-such-id' is the id of no expectation") as error:
+        load_study(path)
+    assert error.value.field == "findings[0].evidence"
+    assert "order-rv" in str(error.value.allowed)
+
+
+def test_expectation_ids_are_unique(tmp_path):
+    path = tmp_path / "study.yaml"
+    twice = [{**item, "id": "same"} for item in STUDY["expectations"]]
+    path.write_text(yaml.safe_dump(_study(expectations=twice, findings=[])))
+    result = runner.invoke(app, ["validate", str(path)])
+    assert_one_line_input_error(result, "already that of expectations[0]")
+
+
+def test_a_profile_cannot_replace_the_findings(tmp_path):
+    path = tmp_path / "study.yaml"
+    path.write_text(yaml.safe_dump(_study(profiles={"quick": {"findings": []}})))
+    result = runner.invoke(app, ["validate", str(path)])
+    assert_one_line_input_error(result, "'findings' cannot be set by a profile")
+
+
+def test_a_quick_profile_with_fewer_expectations_leaves_its_findings_unchecked(tmp_path):
+    """The copy of a profiled study keeps the study's findings; those citing expectations the profile
+    does not have are shown as not checked, not as errors."""
+    path = tmp_path / "study.yaml"
+    path.write_text(yaml.safe_dump(_study(profiles={"quick": {"expectations": [STUDY["expectations"][0]]}})))
+    load_study(path)
+    folder = write_results(tmp_path / "results")
+    from lgbench.runner.execute import write_study_copy
+    write_study_copy(load_study(path, "quick"), folder)
+    result = runner.invoke(app, ["report", str(folder)])
+    assert result.exit_code == 0, result.output
+    markdown = (folder / "report.md").read_text()
+    assert "reproduced (not checked here)" in markdown
+
+
+def test_the_report_and_the_index_show_a_regressed_verdict(tmp_path):
+    folder = write_results(tmp_path / "fixture")
+    (folder / "study.yaml").write_text(yaml.safe_dump(_study()))
+    (folder / "figures").mkdir()
+    (folder / "figures" / "convergence_com.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    result = runner.invoke(app, ["report", str(folder), "--index", str(tmp_path / "index")])
+    assert result.exit_code == 0, result.output
+    report = (folder / "report.md").read_text()
+    assert "What this study shows of the papers: 1 reproduced, 1 reproduced (trend)" in report
+    assert "order-rv: RV-generalized-alpha: order of com" in report
+    index = (tmp_path / "index.md").read_text()
+    assert table_row(index, "Fig. 3 right")[4] == "reproduced"
+    assert table_row(index, "Table 4")[4] == "**regressed (was reproduced (trend)): rxyz-runs failed**"
+    assert "[![convergence_com.png](fixture/figures/convergence_com.png)](fixture/figures/convergence_com.png)" in index
+    assert "Their cited expectations in these results: 1 hold, 1 regressed" in index
+    assert table_row(index, "Table 4")[-1].startswith("rxyz-runs: ") and table_row(index, "Table 4")[-1].endswith(
+        " (FAILED)")
+    html = (tmp_path / "index.html").read_text()
+    assert '<td class="bad">regressed (was reproduced (trend)): rxyz-runs failed</td>' in html
+    assert '<td class="good">reproduced</td>' in html
+    assert '<img alt="convergence_com.png" src="fixture/figures/convergence_com.png">' in html
+
+
+def test_markers_are_replaced_and_unmarked_keys_reported():
+    text = "a\n<!-- findings 000: note -->\nold\n<!-- end findings 000 -->\nb\n"
+    replaced, unmarked, unknown = replace_marked(text, {"000": ["new 1", "new 2"], "001": ["x"]})
+    assert replaced == "a\n<!-- findings 000: note -->\nnew 1\nnew 2\n<!-- end findings 000 -->\nb\n"
+    assert unmarked == ["001"] and unknown == []
+    assert replace_marked(text, {})[2] == ["000"]
+
+
+def test_reproduction_document_is_written_from_the_study_files(monkeypatch):
+    """docs/REPRODUCTION.md's "At a glance" tables are what the study files' findings say."""
+    monkeypatch.chdir(ROOT)
+    files = [str(path.relative_to(ROOT)) for path in STUDY_FILES]
+    result = runner.invoke(app, ["findings", *files, "--check", "docs/REPRODUCTION.md"])
+    assert result.exit_code == 0, result.output
+
+
+def test_every_shipped_finding_links_a_section_of_the_reproduction_document():
+    """A finding's ``section`` is a link key defined in docs/REPRODUCTION.md ("[free]: #anchor"), and the
+    anchor is a heading of the document."""
+    document = (ROOT / "docs" / "REPRODUCTION.md").read_text()
+    links = dict(re.findall(r"^\[(\w+)\]: #([\w-]+)$", document, re.M))
+    anchors = {re.sub(r"[^\w\- ]", "", heading).strip().lower().replace(" ", "-")
+               for heading in re.findall(r"^#+ (.+)$", document, re.M)}
+    findings = [(path.stem, finding) for path in STUDY_FILES for finding in load_study(path).findings]
+    assert len(findings) >= 70
+    for study, finding in findings:
+        if finding.section:
+            assert finding.section in links, (study, finding.item, finding.section)
+            assert links[finding.section] in anchors, (study, finding.section, links[finding.section])
