@@ -478,8 +478,8 @@ def findings(study_files: Annotated[list[Path], typer.Argument(metavar="STUDY.ya
     """Count the verdicts of the studies' findings by paper; write or check the "At a glance" tables of
     docs/REPRODUCTION.md from them."""
     from lgbench.analysis.findings import assess
-    from lgbench.report.findings import (STUDIES_KEY, StudyEntry, by_paper, counts_text, document_table,
-                                         replace_marked, studies_table)
+    from lgbench.report.findings import (OPEN_KEY, STUDIES_KEY, StudyEntry, by_paper, counts_text,
+                                         document_table, open_table, replace_marked, studies_table)
     from lgbench.report.markdown import render_table
     from lgbench.runner.study import load_study
     from lgbench.store import atomic
@@ -499,6 +499,7 @@ def findings(study_files: Annotated[list[Path], typer.Argument(metavar="STUDY.ya
     tables = {paper: render_table(document_table(items), here) for paper, items in papers.items()}
     entries = [StudyEntry(study.name, study.paper, path.as_posix()) for path, study in studies]
     tables[STUDIES_KEY] = render_table(studies_table(entries, assessments), here)
+    tables[OPEN_KEY] = render_table(open_table(assessments), here)
     try:
         text = target.read_text(encoding="utf-8")
     except OSError as error:

@@ -76,6 +76,27 @@ def test_energy_decaying_scheme_is_second_order_eq23():
     assert order_d == pytest.approx(2, abs=0.1) and order_r == pytest.approx(2, abs=0.1)
 
 
+@pytest.mark.parametrize("parameterisation", PARAMETERISATIONS)
+def test_motion_update_alone_driven_by_exact_velocities_is_second_order_figs3_4(parameterisation):
+    """Paper 003 Figs. 3-4: the discrete kinematic compatibility equation (eqs. 20-21), with the exact
+    velocities of the manufactured motion, is second order in e_D and e_R for every parameterisation; no
+    Newton iteration is run."""
+    order_d, order_r = observed_orders("intrinsic-kinematics", {"parameterisation": parameterisation})
+    assert order_d == pytest.approx(2, abs=0.05) and order_r == pytest.approx(2, abs=0.05)
+    assert end_errors("intrinsic-kinematics", {"parameterisation": parameterisation}, 2e-3)[2].statistics[
+        "newton_per_step"] == 0
+
+
+def test_motion_update_alone_needs_a_prescribed_motion():
+    system, q0, v0 = torque_free_body()
+    entry = INTEGRATORS["intrinsic-kinematics"]
+    with pytest.raises(InputError, match="prescribed motion of every body"):
+        entry.integrate(system, q0, v0, entry.validate_options({}), 1e-3, 1e-2, np.zeros(0))
+    with pytest.raises(InputError) as caught:
+        entry.validate_options({"newton_rtol": 1e-10})
+    assert caught.value.field == "options.newton_rtol"
+
+
 def torque_free_body():
     """Asymmetric free body, no loads, spinning near its intermediate axis and translating."""
     builder = SystemBuilder()

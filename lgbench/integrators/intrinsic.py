@@ -12,7 +12,10 @@ material frame of C_i (the inertial equations (22)-(23) multiplied by C_i^T):
 - energy-decaying (eq. 23): C*(h (V_f + V_j)/2)^-T M* V_f - M* V_i = h C_i^T (A_f + A_i)/2 and
   C*(-h (V_f - V_j)/6)^-T M* V_j - M* V_i = -h C_i^T (A_f - A_i)/6;
 - generalized-alpha (eqs. 24-26) in material form: M* V'_f - ad(V_f)^T M* V_f = C_f^T A_f with the
-  Arnold-Bruls recurrence for the algorithmic accelerations and C_f = C_i C*(dU).
+  Arnold-Bruls recurrence for the algorithmic accelerations and C_f = C_i C*(dU);
+- kinematics alone (eqs. 20-21, the experiment of Figs. 3-4): no dynamics, V_f is the exact material
+  velocity of a prescribed motion at t + h and C_f = C_i C*(h V_m), V_m = (V_i + V_f)/2, so the error is
+  that of the discrete kinematic compatibility equation and of the parameterisation of C*.
 
 Newton: the iteration matrix linearises C*(Q) as (I + dQ~) C*(Q), i.e. without the tangent tensor,
 which the intrinsic formulation does not need (paper 003 Sect. 5, operation count); the loads are
@@ -37,21 +40,23 @@ from lgbench.integrators.newton import N_STATISTICS, ST_STEPS, NewtonOptions, ne
 from lgbench.integrators.second_order_method import generalized_alpha
 from lgbench.lie.so3 import exp_so3, log_so3_into
 from lgbench.lie.vectorial import PARAMETERISATIONS, motion_increment_into
-from lgbench.mbs.codes import DIVERGED, FREE, OK
+from lgbench.mbs.codes import DIVERGED, F_BODY, F_TYPE, FREE, MANUFACTURED_LOAD, OK
 from lgbench.mbs.dense import all_finite, lu_factor, lu_solve
 from lgbench.mbs.formulations import FORMULATION_CODES
 from lgbench.mbs.loads import applied_loads
+from lgbench.mbs.manufactured import prescribed_material_velocity
 from lgbench.mbs.system import B_FORM, B_INERTIA, B_KIND, B_MASS, B_QSTART, B_VSTART, SystemArrays
 
 ENERGY_MOMENTUM = 0
 ENERGY_DECAYING = 1
 GENERALIZED_ALPHA = 2
+KINEMATICS = 3
 
 
 class IntrinsicMethod(NamedTuple):
     """The scheme as the compiled stepper reads it (built by ``IntrinsicIntegrator.method``)."""
 
-    scheme: int            # ENERGY_MOMENTUM, ENERGY_DECAYING or GENERALIZED_ALPHA
+    scheme: int            # ENERGY_MOMENTUM, ENERGY_DECAYING, GENERALIZED_ALPHA or KINEMATICS
     kind: int              # vectorial parameterisation of C*(Q) (``lie.vectorial.PARAMETERISATIONS``)
     rtol: float            # ||dV|| <= rtol (1 + ||V||)
     coefficients: tuple    # (alpha_m, alpha_f, beta, gamma) of the generalized-alpha scheme
@@ -434,18 +439,21 @@ def intrinsic_fixed_step(problem, state, t, h, h_nominal):
     if method.scheme == ENERGY_DECAYING:
         material_loads(sys, Xi, Ri, Vi, t, Xi, Ri, w, w.loads_i)
     iterate = IntrinsicIterate(sys, method, Xi, Ri, Vi, Vdi, ai, Xf, Rf, Vf, Vj, Vdf, af, t, h, w)
-    status = newton_solve(_start, _residual, _factor, _correct, None, iterate, problem.newton, problem.jacobian_valid,
-                          stats)
-    if status != OK:
-        return status
-    # the configuration of the converged velocities
+    if method.scheme == KINEMATICS:
+        prescribed_velocities(sys, t + h, Vf)
+    else:
+        status = newton_solve(_start, _residual, _factor, _correct, None, iterate, problem.newton,
+                              problem.jacobian_valid, stats)
+        if status != OK:
+            return status
+    # the configuration of the converged (or prescribed) velocities
     for i in range(Xi.shape[0]):
         if method.scheme == GENERALIZED_ALPHA:
             _alpha_update(iterate, i)
         else:
             for k in range(6):
-                w.Q[k] = 0.5 * h * (Vi[i, k] + Vf[i, k]) if method.scheme == ENERGY_MOMENTUM else \
-                    0.5 * h * (Vf[i, k] + Vj[i, k])
+                w.Q[k] = 0.5 * h * (Vf[i, k] + Vj[i, k]) if method.scheme == ENERGY_DECAYING else \
+                    0.5 * h * (Vi[i, k] + Vf[i, k])
             _move(method.kind, Xi, Ri, w.Q, Xf, Rf, i, w.Rs[i, 0], w.us[i, 0])
     for i in range(Xi.shape[0]):
         if not (all_finite(Xf[i]) and all_finite(Vf[i])):
@@ -461,6 +469,15 @@ def intrinsic_fixed_step(problem, state, t, h, h_nominal):
     stats[ST_STEPS] += 1
     to_coordinates(sys, Xi, Ri, Vi, q, v)
     return OK
+
+
+@njit(cache=True)
+def prescribed_velocities(sys, t, V):
+    """V[i] = the material velocities at t of every body that follows a prescribed motion (its
+    ``MANUFACTURED_LOAD`` element); ``check_prescribed_motion`` makes sure every body has one."""
+    for k in range(sys.force_int.shape[0]):
+        if sys.force_int[k, F_TYPE] == MANUFACTURED_LOAD:
+            prescribed_material_velocity(sys.force_real[k], t, V[sys.force_int[k, F_BODY]])
 
 
 @njit(cache=True, nogil=True)
@@ -500,7 +517,7 @@ def make_workspace(system, scheme: int) -> IntrinsicWorkspace:
 
 
 SCHEMES = {"energy-momentum": ENERGY_MOMENTUM, "energy-decaying": ENERGY_DECAYING,
-           "generalized-alpha": GENERALIZED_ALPHA}
+           "generalized-alpha": GENERALIZED_ALPHA, "kinematics": KINEMATICS}
 
 
 @dataclass(frozen=True)
@@ -525,13 +542,16 @@ class IntrinsicIntegrator:
         if merged["parameterisation"] not in PARAMETERISATIONS:
             raise InputError(f"invalid value {merged['parameterisation']!r}", field="options.parameterisation",
                              allowed=list(PARAMETERISATIONS))
-        try:
-            merged["newton_rtol"] = float(merged["newton_rtol"])
-        except (TypeError, ValueError):
-            raise InputError(f"must be a number, got {merged['newton_rtol']!r}", field="options.newton_rtol") from None
-        if not merged["newton_rtol"] > 0.0:
-            raise InputError("must be positive", field="options.newton_rtol")
-        if not isinstance(merged["max_iterations"], (int, np.integer)) or merged["max_iterations"] < 1:
+        if "newton_rtol" in merged:
+            try:
+                merged["newton_rtol"] = float(merged["newton_rtol"])
+            except (TypeError, ValueError):
+                raise InputError(f"must be a number, got {merged['newton_rtol']!r}",
+                                 field="options.newton_rtol") from None
+            if not merged["newton_rtol"] > 0.0:
+                raise InputError("must be positive", field="options.newton_rtol")
+        if "max_iterations" in merged and (not isinstance(merged["max_iterations"], (int, np.integer))
+                                           or merged["max_iterations"] < 1):
             raise InputError(f"must be a positive integer, got {merged['max_iterations']!r}",
                              field="options.max_iterations")
         if "rho_inf" in merged:
@@ -549,7 +569,7 @@ class IntrinsicIntegrator:
         if self.scheme == GENERALIZED_ALPHA:
             coefficients = tuple(float(x) for x in generalized_alpha(options["rho_inf"]).as_array())
         return IntrinsicMethod(self.scheme, PARAMETERISATIONS[options["parameterisation"]],
-                               float(options["newton_rtol"]), coefficients)
+                               float(options.get("newton_rtol", 0.0)), coefficients)
 
     @staticmethod
     def newton(options: dict[str, Any]) -> NewtonOptions:
@@ -557,12 +577,14 @@ class IntrinsicIntegrator:
         (rtol = atol = 0)."""
         return NewtonOptions(modified=False, texp=False, full_tangent=False, analytic_tangent=False,
                              loads_jacobian=True, damper_position_jacobian=True, rtol=0.0,
-                             atol=0.0, max_iterations=int(options["max_iterations"]), max_modified_iterations=0,
+                             atol=0.0, max_iterations=int(options.get("max_iterations", 1)), max_modified_iterations=0,
                              contractivity=0.0, fd_relative_step=0.0, fd_step_floor=0.0, scaling=False, index=3)
 
     def integrate(self, system, q0, v0, options, h, t_end, sample_times) -> Integration:
         """Warm-up step (compilation), then the timed fixed-step run."""
         check_free_rv_bodies(system)
+        if self.scheme == KINEMATICS:
+            check_prescribed_motion(system)
         method = self.method(options)
         newton = self.newton(options)
         ns = sample_times.shape[0]
@@ -581,7 +603,7 @@ class IntrinsicIntegrator:
         statistics = {
             **newton_counts(stats, steps),
             "failed_steps": 0 if code == OK else 1,
-            "newton_rtol": options["newton_rtol"],
+            **({"newton_rtol": options["newton_rtol"]} if "newton_rtol" in options else {}),
             "parameterisation": options["parameterisation"],
         }
         return Integration(int(code), int(steps), float(t_reached), cpu, q, v, np.zeros(0), q_samples,
@@ -599,6 +621,14 @@ def check_free_rv_bodies(system) -> None:
                              allowed=["RV"])
 
 
+def check_prescribed_motion(system) -> None:
+    """The kinematics-only scheme needs the exact velocities of every body: a prescribed motion."""
+    bodies = {int(row[F_BODY]) for row in system.force_int if row[F_TYPE] == MANUFACTURED_LOAD}
+    if bodies != set(range(system.body_int.shape[0])):
+        raise InputError("the kinematics-only scheme needs a prescribed motion of every body (model "
+                         "manufactured_body)", field="integrator")
+
+
 _DEFAULTS = {"parameterisation": "exponential", "newton_rtol": 1e-12, "max_iterations": 25}
 
 INTRINSIC_INTEGRATORS = {
@@ -612,5 +642,9 @@ INTRINSIC_INTEGRATORS = {
         IntrinsicIntegrator("intrinsic-generalized-alpha",
                             "intrinsic generalized-alpha (paper 003 eqs. 24-26, Arnold-Bruls form)",
                             GENERALIZED_ALPHA, defaults={**_DEFAULTS, "rho_inf": 1.0}),
+        IntrinsicIntegrator("intrinsic-kinematics",
+                            "intrinsic motion update alone, driven by the exact velocities of a prescribed "
+                            "motion (paper 003 eqs. 20-21, Figs. 3-4)",
+                            KINEMATICS, kind="explicit", defaults={"parameterisation": "exponential"}),
     )
 }

@@ -87,6 +87,17 @@ def manufactured_motion(eta, w, t):
 
 
 @njit(cache=True)
+def prescribed_material_velocity(p, t, V):
+    """V = [R^T x_c', omega*] at time t: the material velocities of the centre-of-mass frame on the
+    prescribed motion (p = force_real row [eta*, w]), which drive the kinematics-only experiment of
+    paper 003 Figs. 3-4."""
+    R, omega, _, _, vc, _ = manufactured_motion(p[MANUFACTURED_AXIS:MANUFACTURED_AXIS + 3], p[MANUFACTURED_RATE], t)
+    for a in range(3):
+        V[a] = R[0, a] * vc[0] + R[1, a] * vc[1] + R[2, a] * vc[2]
+        V[3 + a] = omega[a]
+
+
+@njit(cache=True)
 def manufactured_load(mass, inertia, p, t):
     """(global force through the centre of mass, global couple) producing the prescribed motion.
 

@@ -13,11 +13,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from lgbench.analysis.findings import Assessment, State, item_order, verdict_counts
+from lgbench.analysis.findings import Assessment, State, Verdict, item_order, verdict_counts
 from lgbench.report.document import Image, Link, Marked, Table, Tone
 
 STUDIES_KEY = "studies"
 """The marker key of the table of studies."""
+OPEN_KEY = "open"
+"""The marker key of the table of findings that differ or are not reproduced."""
 
 _TONE = {State.HOLDS: Tone.GOOD, State.NONE: Tone.WARN, State.UNCHECKED: Tone.WARN, State.REGRESSED: Tone.BAD}
 
@@ -52,6 +54,14 @@ def document_table(items: list[Assessment]) -> Table:
     rows = [[a.finding.item, a.finding.shows, a.finding.counterpart or "none", _verdict_cell(a)] for a in items]
     return Table(["figure/table", "what it shows", "lgbench (study -> figure file or report table)", "verdict"],
                  rows, text=True)
+
+
+def open_table(assessments: Sequence[Assessment]) -> Table:
+    """The findings whose verdict is "differs" or "not reproduced", by paper, with their numbers."""
+    rows = [[a.finding.paper, a.finding.item, a.study, _verdict_cell(a)]
+            for items in by_paper(assessments).values() for a in items
+            if a.finding.verdict in (Verdict.DIFFERS, Verdict.NOT_REPRODUCED)]
+    return Table(["paper", "figure/table", "study", "verdict"], rows, text=True)
 
 
 def counts_text(items: Sequence[Assessment]) -> str:
