@@ -52,10 +52,10 @@ IMPLICIT_STEP_WEIGHT = 3.0
 
 def estimated_steps(study: Study) -> float:
     """Weighted integration steps of the whole study: every grid run plus a numerical reference."""
-    from lgbench.integrators import INTEGRATORS
+    from lgbench.runner.single_run import integrator_of
 
     def weighted(spec) -> float:
-        implicit = INTEGRATORS[spec.integrator].kind == "implicit"
+        implicit = integrator_of(spec).kind == "implicit"
         return spec.t_end / spec.h * (IMPLICIT_STEP_WEIGHT if implicit else 1.0)
 
     return sum(weighted(spec) for spec in study_specs(study))

@@ -165,3 +165,14 @@ def test_every_shipped_finding_links_a_section_of_the_reproduction_document():
         if finding.section:
             assert finding.section in links, (study, finding.item, finding.section)
             assert links[finding.section] in anchors, (study, finding.section, links[finding.section])
+
+
+@pytest.mark.parametrize("where, message", [
+    ({"expectations": [{**STUDY["expectations"][0], "id": "Order RV"}]}, "not a usable expectation id"),
+    ({"findings": [{**FIT, "paper": "0"}]}, "not a usable paper number"),
+    ({"findings": [{**FIT, "evidence": ["order-rv", "Bad Id"]}]}, "not a usable expectation id"),
+])
+def test_a_malformed_id_or_paper_is_named_for_what_it_is(tmp_path, where, message):
+    path = tmp_path / "study.yaml"
+    path.write_text(yaml.safe_dump(_study(**where)))
+    assert_one_line_input_error(runner.invoke(app, ["validate", str(path)]), message)

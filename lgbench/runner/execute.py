@@ -22,7 +22,7 @@ from lgbench.runner.error_measures import MEASURES, quantity_outputs
 from lgbench.runner.grid import labelled_specs, reference_spec, run_id, study_specs
 from lgbench.runner.precompile import precompile
 from lgbench.runner.single_run import RunResult, RunSpec, TimingRule
-from lgbench.runner.study import Study, integrators, models
+from lgbench.runner.study import Study, models
 from lgbench.store import FolderLock, ResultStore, atomic, result_folder
 from lgbench.store.csv_store import missing_parts, set_aside
 from lgbench.store.repair import Finding, Needs, diagnose_and_repair
@@ -194,7 +194,7 @@ def _execute(study: Study, out_dir: Path, force: bool, reporter: Reporter, execu
         if samples and result.series is not None:
             store.write_series(identifier, result.series)
         row = run_row(identifier, spec, result, labelled[identifier][1])
-        row.update(integrator_kind=integrators()[spec.integrator].kind, executor=executor, workers=workers)
+        row.update(integrator_kind=single_run.integrator_of(spec).kind, executor=executor, workers=workers)
         store.record(row, errors)
         outcome.computed += 1
         outcome.failed += result.status != "ok"

@@ -8,7 +8,7 @@ from typing import Any
 
 from lgbench.analysis.convergence import format_step
 from lgbench.runner.single_run import RunSpec
-from lgbench.runner.study import Study, models
+from lgbench.runner.study import Study, models, tableau_of
 
 
 def as_items(mapping: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
@@ -35,7 +35,9 @@ def run_id(spec: RunSpec, label: str = "") -> str:
     readable = f"{spec.formulation}-{method}-h{format_step(spec.h)}"
     extra = {"params": _differing(spec.params, models()[spec.model].defaults),
              "options": _differing(spec.options, {})}
-    if not extra["params"] and not extra["options"]:
+    if spec.tableau is not None:     # a study's tableau: its coefficients are part of the run
+        extra["tableau"] = [spec.tableau.A, spec.tableau.B, spec.tableau.C, spec.tableau.E]
+    if not any(extra.values()):
         return readable
     digest = hashlib.sha256(json.dumps(extra, sort_keys=True).encode()).hexdigest()[:8]
     return f"{readable}-{digest}"
@@ -50,7 +52,7 @@ def labelled_specs(study: Study) -> list[tuple[RunSpec, str]]:
     """(RunSpec, variant label) for every run of the grid."""
     params = as_items(study.params)
     return [(RunSpec(study.model, method.formulation, method.integrator, h, study.t_end, params,
-                     as_items(method.options)), method.label)
+                     as_items(method.options), tableau_of(study, method.integrator)), method.label)
             for method in study.methods() for h in method.steps]
 
 
@@ -58,7 +60,8 @@ def reference_spec(study: Study) -> RunSpec:
     """The reference run: the study's model, t_end and parameters (plus the reference's own)."""
     reference = study.reference
     return RunSpec(study.model, reference.formulation, reference.integrator, reference.h, study.t_end,
-                   as_items({**study.params, **reference.params}), as_items(reference.options))
+                   as_items({**study.params, **reference.params}), as_items(reference.options),
+                   tableau_of(study, reference.integrator))
 
 
 def study_specs(study: Study, runs: Iterable[RunSpec] | None = None) -> list[RunSpec]:

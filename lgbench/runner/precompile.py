@@ -33,8 +33,7 @@ from pathlib import Path
 
 from lgbench.exceptions import EngineError, InputError
 from lgbench.runner.executors import quiet_worker
-from lgbench.runner.single_run import RunSpec
-from lgbench.runner.study import integrators
+from lgbench.runner.single_run import RunSpec, integrator_of
 
 RUN = "run"
 START = "consistent accelerations"
@@ -48,7 +47,7 @@ def compile_group(spec: RunSpec) -> tuple[str, str, str]:
     family's linear algebra (dense or banded, an entry point each). Not the model: the models' arrays
     have the same numba types, so every model calls the same machine code of a family; a model's own
     output kernels are a task of their own (``compile_tasks``)."""
-    integrator = integrators()[spec.integrator]
+    integrator = integrator_of(spec)
     loop = str(spec.options_dict().get("step_control", "fixed"))
     return type(integrator).__qualname__, loop, _linear_algebra(replace(spec, h=1.0, t_end=1.0))
 
@@ -59,7 +58,7 @@ def _linear_algebra(spec: RunSpec) -> str:
     input the run itself will report)."""
     from lgbench.runner.single_run import build_run
 
-    integrator = integrators()[spec.integrator]
+    integrator = integrator_of(spec)
     if not hasattr(integrator, "linear_algebra"):
         return ""
     try:
@@ -83,10 +82,10 @@ def compile_tasks(specs: Iterable[RunSpec]) -> list[Task]:
         short = replace(spec, t_end=spec.h)
         runs.setdefault(compile_group(short), short)
         outputs.setdefault(spec.model, short)
-        if not start and getattr(integrators()[spec.integrator], "consistent_start", False):
+        if not start and getattr(integrator_of(spec), "consistent_start", False):
             start.append((START, short))
-    implicit = [spec for spec in runs.values() if integrators()[spec.integrator].kind == "implicit"]
-    others = [spec for spec in runs.values() if integrators()[spec.integrator].kind != "implicit"]
+    implicit = [spec for spec in runs.values() if integrator_of(spec).kind == "implicit"]
+    others = [spec for spec in runs.values() if integrator_of(spec).kind != "implicit"]
     return [(RUN, spec) for spec in implicit] + start + [(RUN, spec) for spec in others] + \
         [(OUTPUTS, spec) for spec in outputs.values()]
 

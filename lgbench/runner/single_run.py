@@ -8,12 +8,47 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from lgbench.exceptions import EngineError, InputError
 from lgbench.mbs.codes import Status
+
+
+@dataclass(frozen=True)
+class TableauData:
+    """A Butcher tableau given as data by a study (``tableaus:``), carried by the runs that use it so
+    that every process builds the same integrator: coefficients as tuples (hashable, part of the
+    reference-cache key and of the run id)."""
+
+    name: str
+    order: int
+    A: tuple[tuple[float, ...], ...]
+    B: tuple[float, ...]
+    C: tuple[float, ...]
+    E: tuple[float, ...] | None = None
+    embedded_order: int | None = None
+    description: str = ""
+
+    def integrators(self) -> dict[str, Any]:
+        """The registry entries the tableau gives, as the built-in ones: NAME (RK and RKMK, adaptive if it
+        has E) and NAME-index1 (paper 001's projection). Building the tableau checks its order conditions
+        (``ButcherTableau``; an InputError names the violated one)."""
+        return _tableau_integrators(self)
+
+
+@lru_cache(maxsize=64)
+def _tableau_integrators(data: TableauData) -> dict[str, Any]:
+    from lgbench.integrators.index1_rk import Index1RungeKutta
+    from lgbench.integrators.tableaus import ButcherTableau
+
+    tableau = ButcherTableau(data.name, data.order, np.array(data.A, dtype=float), np.array(data.B, dtype=float),
+                             np.array(data.C, dtype=float), data.description or f"{data.name} (a study's tableau)",
+                             None if data.E is None else np.array(data.E, dtype=float), data.embedded_order)
+    index1 = Index1RungeKutta(tableau)
+    return {tableau.name: tableau, index1.name: index1}
 
 
 @dataclass(frozen=True)
@@ -27,6 +62,7 @@ class RunSpec:
     t_end: float
     params: tuple[tuple[str, Any], ...] = ()     # model parameter overrides, sorted (key, value)
     options: tuple[tuple[str, Any], ...] = ()    # integrator options, sorted (key, value)
+    tableau: TableauData | None = None           # the study's tableau, if ``integrator`` is one of its names
 
     def params_dict(self) -> dict[str, Any]:
         return dict(self.params)
@@ -86,6 +122,15 @@ def engine_errors(spec: RunSpec) -> Iterator[None]:
         raise EngineError.of(spec.describe(), error) from error
 
 
+def integrator_of(spec: RunSpec) -> Any:
+    """The registry entry a run uses: a built-in integrator, or one of its study's tableau."""
+    if spec.tableau is not None:
+        return spec.tableau.integrators()[spec.integrator]
+    from lgbench.integrators import INTEGRATORS
+
+    return INTEGRATORS[spec.integrator]
+
+
 def build_run(spec: RunSpec):
     """The built model, the integrator and its validated options of a run (InputError when invalid)."""
     from lgbench.integrators import INTEGRATORS
@@ -94,9 +139,10 @@ def build_run(spec: RunSpec):
 
     if spec.model not in MODELS:
         raise InputError(f"unknown model '{spec.model}'", field="model", allowed=sorted(MODELS))
-    if spec.integrator not in INTEGRATORS:
+    registry = INTEGRATORS if spec.tableau is None else spec.tableau.integrators()
+    if spec.integrator not in registry:
         raise InputError(f"unknown integrator '{spec.integrator}'", field="integrator",
-                         allowed=sorted(INTEGRATORS))
+                         allowed=sorted(registry))
     if not (np.isfinite(spec.h) and spec.h > 0):
         raise InputError(f"step size must be positive, got {spec.h}", field="h")
     if not (np.isfinite(spec.t_end) and spec.t_end > 0):
@@ -104,7 +150,7 @@ def build_run(spec: RunSpec):
     if step_count(spec.t_end, spec.h) > STEP_CEILING:
         raise InputError(f"h = {spec.h:g} needs more than {STEP_CEILING:.0e} steps to t_end = {spec.t_end:g}",
                          field="h")
-    integrator = INTEGRATORS[spec.integrator]
+    integrator = registry[spec.integrator]
     if spec.formulation not in integrator.formulations:
         raise InputError(f"formulation '{spec.formulation}' cannot be used with the {integrator.kind} "
                          f"integrator '{spec.integrator}'", field="formulation",

@@ -6,6 +6,7 @@ import inspect
 import math
 import re
 import typing
+from fractions import Fraction
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -19,6 +20,7 @@ from lgbench.analysis.published import Published, on_grid
 from lgbench.exceptions import InputError
 from lgbench.runner import bounds
 from lgbench.runner.error_measures import MEASURES, quantity_outputs
+from lgbench.runner.single_run import TableauData
 
 
 NUMBER_TEXT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
@@ -103,6 +105,47 @@ class Steps(_Strict):
             return list(self.values)
         first, last = self.n
         return [self.h0 * self.base ** (1 - n) for n in range(first, last + 1)]
+
+
+def _coefficient(value: Any) -> float:
+    """A tableau coefficient: a finite number, or a fraction written as text (``1/3``, ``-2/3``)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(_finite(value))
+    if isinstance(value, str):
+        try:
+            return float(Fraction(value.strip()))
+        except (ValueError, ZeroDivisionError):
+            pass
+    raise ValueError(f"expected a number or a fraction such as 1/3, got {str(value)[:30]!r}")
+
+
+Coefficient = Annotated[Any, AfterValidator(_coefficient)]
+MAX_STAGES = 16
+TABLEAU_NAME = r"^[A-Za-z][A-Za-z0-9_.+]*$"
+"""A tableau's name: it names an integrator (NAME and NAME-index1), so no '-' and no '/'."""
+
+
+class TableauEntry(_Strict):
+    """An explicit Butcher tableau given as data: ``A`` (s x s, strictly lower triangular), weights ``b``,
+    nodes ``c``, optional embedded weights ``e`` with ``embedded_order``, and the ``order`` it claims.
+    Loading the study checks the rooted-tree order conditions; the study can then name it as an
+    integrator, NAME (RK, or RKMK on Lie group nodes; ``step_control: adaptive`` if it has ``e``) and
+    NAME-index1, like the built-in tableaus."""
+
+    name: Annotated[str, Field(pattern=TABLEAU_NAME, max_length=40)]
+    order: Annotated[int, Field(ge=1, le=8)]
+    A: Annotated[list[Annotated[list[Coefficient], Field(max_length=MAX_STAGES)]], Field(min_length=1,
+                                                                                        max_length=MAX_STAGES)]
+    b: Annotated[list[Coefficient], Field(min_length=1, max_length=MAX_STAGES)]
+    c: Annotated[list[Coefficient], Field(min_length=1, max_length=MAX_STAGES)]
+    e: Annotated[list[Coefficient], Field(min_length=1, max_length=MAX_STAGES)] | None = None
+    embedded_order: Annotated[int, Field(ge=1, le=8)] | None = None
+    description: str = ""
+
+    def data(self) -> TableauData:
+        """The tableau as the runs carry it."""
+        return TableauData(self.name, self.order, tuple(tuple(row) for row in self.A), tuple(self.b), tuple(self.c),
+                           None if self.e is None else tuple(self.e), self.embedded_order, self.description)
 
 
 class IntegratorEntry(_Strict):
@@ -233,6 +276,7 @@ class Study(_Strict):
     profiles: dict[str, dict[str, Any]] = {}
     published: Published | None = None
     findings: list[Finding] = []
+    tableaus: list[TableauEntry] = []
 
     def method_labels(self) -> list[str]:
         """Table names of the grid's methods: ``formulation-integrator[.label]``."""
@@ -269,6 +313,20 @@ class Study(_Strict):
     def needs_series(self) -> bool:
         return any(MEASURES[request.measure].needs_series or request.window is not None
                    for request in self.errors)
+
+
+def study_integrators(study: Study) -> dict[str, Any]:
+    """The integrators a study can name: the registered ones and those of its own tableaus."""
+    registry = dict(integrators())
+    for entry in study.tableaus:
+        registry.update(entry.data().integrators())
+    return registry
+
+
+def tableau_of(study: Study, integrator: str) -> TableauData | None:
+    """The study's tableau behind an integrator name (NAME or NAME-index1), None for a registered one."""
+    return next((entry.data() for entry in study.tableaus if integrator in (entry.name, f"{entry.name}-index1")),
+                None)
 
 
 def models() -> dict[str, Any]:
@@ -456,6 +514,23 @@ def _fields_at(location: tuple[Any, ...]) -> list[str]:
     return list(model.model_fields) if model else []
 
 
+_PATTERN_MEANING = {
+    ("name", "name"): ("name (it names the result folder)",
+                       "a plain file name: letters, digits, '_', '-', '.', not starting with '.'"),
+    ("tableaus", "name"): ("tableau name (it names the integrators NAME and NAME-index1)",
+                           "letters, digits, '_', '.', '+', starting with a letter"),
+    ("expectations", "id"): ("expectation id", "lower-case letters, digits, '_', '.', '-'"),
+    ("profiles", "id"): ("expectation id", "lower-case letters, digits, '_', '.', '-'"),
+    ("findings", "paper"): ("paper number", "three digits, as in ../shared/papers/README.md: 000 ... 004"),
+    ("findings", "evidence"): ("expectation id", "lower-case letters, digits, '_', '.', '-'"),
+    ("findings", "figures"): ("figure file name", "a PNG file name of RESULTS/figures, without folders"),
+    ("findings", "section"): ("section key", "lower-case letters and digits, e.g. free, p002"),
+    None: ("value", "see docs/studies.md for the field's form"),
+}
+"""What a text field with a pattern holds, by the first and the last named key of its location, for the
+one-line error."""
+
+
 def _input_error(error: ValidationError, file: str) -> InputError:
     """The first validation problem as one InputError."""
     problem = error.errors()[0]
@@ -466,8 +541,10 @@ def _input_error(error: ValidationError, file: str) -> InputError:
     if problem["type"] == "missing":
         return InputError("required field is missing", file=file, field=field)
     if problem["type"] == "string_pattern_mismatch":
-        return InputError(f"'{problem['input']}' is not a usable name (it names the result folder)",
-                          file=file, field=field, allowed="a plain file name: letters, digits, '_', '-', '.', not starting with '.'")
+        last = next((key for key in reversed(location) if isinstance(key, str)), None)
+        what, allowed = _PATTERN_MEANING.get((location[0], last), _PATTERN_MEANING[None])
+        return InputError(f"'{bounds.echo_text(str(problem['input']))}' is not a usable {what}", file=file,
+                          field=field, allowed=allowed)
     message = problem["msg"].removeprefix("Value error, ")
     given = problem.get("input")
     if isinstance(given, bool | int | float | str) and problem["type"] != "value_error":
@@ -481,10 +558,28 @@ def _check_unique(names: list[str], field: str, file: str) -> None:
             raise InputError(f"'{name}' is listed twice", file=file, field=f"{field}[{index}]")
 
 
+def _check_tableaus(study: Study, file: str) -> None:
+    """A study's tableau has a name of its own and satisfies the order conditions it claims."""
+    registered = integrators()
+    names: list[str] = []
+    for index, entry in enumerate(study.tableaus):
+        field = f"tableaus[{index}]"
+        for name in (entry.name, f"{entry.name}-index1"):
+            if name in registered or name in names:
+                raise InputError(f"the tableau name '{entry.name}' is taken", file=file, field=f"{field}.name",
+                                 allowed="a name no registered integrator and no other tableau of the study has")
+        names += [entry.name, f"{entry.name}-index1"]
+        try:
+            entry.data().integrators()
+        except InputError as error:
+            raise InputError(error.args[0], file=file, field=field) from None
+
+
 def _check_names(study: Study, file: str) -> None:
     """Check every name in the study against the registries and the study's own lists."""
     model = model_named(study.model, file=file)
-    registry = integrators()
+    _check_tableaus(study, file)
+    registry = study_integrators(study)
     integrator_names = sorted(registry)
     check_parameters(model, study.params, "params", file)
     own_formulation = f"formulation of model {model.name}"
