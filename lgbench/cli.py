@@ -478,8 +478,7 @@ def findings(study_files: Annotated[list[Path], typer.Argument(metavar="STUDY.ya
     """Count the verdicts of the studies' findings by paper; write or check the "At a glance" tables of
     docs/REPRODUCTION.md from them."""
     from lgbench.analysis.findings import assess
-    from lgbench.report.findings import (OPEN_KEY, STUDIES_KEY, StudyEntry, by_paper, counts_text,
-                                         document_table, open_table, replace_marked, studies_table)
+    from lgbench.report.findings import StudyEntry, by_paper, counts_text, document_tables, replace_marked
     from lgbench.report.markdown import render_table
     from lgbench.runner.study import load_study
     from lgbench.store import atomic
@@ -495,11 +494,8 @@ def findings(study_files: Annotated[list[Path], typer.Argument(metavar="STUDY.ya
     target = write or check_file
     if target is None:
         return
-    here = target.parent
-    tables = {paper: render_table(document_table(items), here) for paper, items in papers.items()}
     entries = [StudyEntry(study.name, study.paper, path.as_posix()) for path, study in studies]
-    tables[STUDIES_KEY] = render_table(studies_table(entries, assessments), here)
-    tables[OPEN_KEY] = render_table(open_table(assessments), here)
+    tables = {key: render_table(table, target.parent) for key, table in document_tables(entries, assessments).items()}
     try:
         text = target.read_text(encoding="utf-8")
     except OSError as error:

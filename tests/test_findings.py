@@ -176,3 +176,12 @@ def test_a_malformed_id_or_paper_is_named_for_what_it_is(tmp_path, where, messag
     path = tmp_path / "study.yaml"
     path.write_text(yaml.safe_dump(_study(**where)))
     assert_one_line_input_error(runner.invoke(app, ["validate", str(path)]), message)
+
+
+def test_writing_into_a_document_without_its_markers_is_one_line(tmp_path):
+    document = tmp_path / "doc.md"
+    document.write_text("# Reproduction\n<!-- findings 000: x -->\n<!-- end findings 000 -->\n")
+    study = str(ROOT / "studies" / "heavy_top_free.yaml")
+    result = runner.invoke(app, ["findings", study, "--write", str(document)])
+    assert_one_line_input_error(result, "no markers for studies, open")
+    assert document.read_text().count("\n") == 3

@@ -3,8 +3,8 @@ docs/REPRODUCTION.md, written from the study files, and the front page of a repr
 verdict is shown as it stands in the results.
 
 In docs/REPRODUCTION.md the generated tables sit between the lines ``<!-- findings KEY -->`` and
-``<!-- end findings KEY -->`` (KEY a paper number such as ``000``, or ``studies``); everything else in
-the document is written by hand.
+``<!-- end findings KEY -->`` (KEY a paper number such as ``000``, ``studies`` or ``open``); everything
+else in the document is written by hand.
 """
 from __future__ import annotations
 
@@ -62,6 +62,15 @@ def open_table(assessments: Sequence[Assessment]) -> Table:
             for items in by_paper(assessments).values() for a in items
             if a.finding.verdict in (Verdict.DIFFERS, Verdict.NOT_REPRODUCED)]
     return Table(["paper", "figure/table", "study", "verdict"], rows, text=True)
+
+
+def document_tables(studies: list[StudyEntry], assessments: Sequence[Assessment]) -> dict[str, Table]:
+    """Every generated table of docs/REPRODUCTION.md by marker key: one per paper, the studies, the
+    findings that differ or are not reproduced."""
+    tables = {paper: document_table(items) for paper, items in by_paper(assessments).items()}
+    tables[STUDIES_KEY] = studies_table(studies, assessments)
+    tables[OPEN_KEY] = open_table(assessments)
+    return tables
 
 
 def counts_text(items: Sequence[Assessment]) -> str:
