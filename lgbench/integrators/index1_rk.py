@@ -291,4 +291,11 @@ class Index1RungeKutta:
                            lam_samples, statistics)
 
 
+def tableau_integrators(tableau: ButcherTableau) -> dict[str, Any]:
+    """The registry entries a tableau gives: NAME (RK, RKMK on Lie group nodes, adaptive if it has E) and
+    NAME-index1 (paper 001's index-1 formulation with projection)."""
+    index1 = Index1RungeKutta(tableau)
+    return {tableau.name: tableau, index1.name: index1}
+
+
 INDEX1_INTEGRATORS = {entry.name: entry for entry in (Index1RungeKutta(t) for t in TABLEAUS.values())}

@@ -516,10 +516,6 @@ def make_workspace(system, scheme: int) -> IntrinsicWorkspace:
     )
 
 
-SCHEMES = {"energy-momentum": ENERGY_MOMENTUM, "energy-decaying": ENERGY_DECAYING,
-           "generalized-alpha": GENERALIZED_ALPHA, "kinematics": KINEMATICS}
-
-
 @dataclass(frozen=True)
 class IntrinsicIntegrator:
     """Registry entry of one intrinsic scheme of paper 003 (free RV bodies, no constraints)."""

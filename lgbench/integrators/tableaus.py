@@ -122,13 +122,14 @@ class ButcherTableau:
         return run_explicit(system, self, q0, v0, h, t_end, sample_times)
 
 
-def _tableau(name, order, A, B, C, description, E=None, embedded_order=None):
+def tableau_from_lists(name, order, A, B, C, description, E=None, embedded_order=None) -> ButcherTableau:
+    """A tableau from nested lists or tuples of numbers (the built-in ones, and a study's ``tableaus:``)."""
     return ButcherTableau(name, order, np.array(A, dtype=float), np.array(B, dtype=float),
                           np.array(C, dtype=float), description,
                           None if E is None else np.array(E, dtype=float), embedded_order)
 
 
-RK44 = _tableau(
+RK44 = tableau_from_lists(
     "RK44", 4,
     [[0, 0, 0, 0], [0.5, 0, 0, 0], [0, 0.5, 0, 0], [0, 0, 1, 0]],
     [1 / 6, 1 / 3, 1 / 3, 1 / 6],
@@ -137,7 +138,7 @@ RK44 = _tableau(
 )
 
 # Bogacki-Shampine 3(2) pair ("ODE23").
-ODE23 = _tableau(
+ODE23 = tableau_from_lists(
     "ODE23", 3,
     [[0, 0, 0, 0], [1 / 2, 0, 0, 0], [0, 3 / 4, 0, 0], [2 / 9, 1 / 3, 4 / 9, 0]],
     [2 / 9, 1 / 3, 4 / 9, 0],
@@ -147,7 +148,7 @@ ODE23 = _tableau(
 )
 
 # Dormand-Prince 5(4) pair (Hairer, Norsett, Wanner I, Table 5.2).
-DOPRI5 = _tableau(
+DOPRI5 = tableau_from_lists(
     "DOPRI5", 5,
     [[0, 0, 0, 0, 0, 0, 0],
      [1 / 5, 0, 0, 0, 0, 0, 0],
@@ -172,7 +173,7 @@ _A67[3, 0:3] = [7 * _S5 / 20 - 3 / 4, _S5 / 4 - 1 / 4, 3 / 2 - 7 * _S5 / 10]
 _A67[4, 0:4] = [1 / 12 - _S5 / 60, 0, 1 / 6, 7 * _S5 / 60 + 1 / 4]
 _A67[5, 0:5] = [_S5 / 60 + 1 / 12, 0, 3 / 4 - 5 * _S5 / 12, 1 / 6, -1 / 2 + 3 * _S5 / 10]
 _A67[6, 0:6] = [1 / 6, 0, -55 / 12 + 25 * _S5 / 12, -7 * _S5 / 12 - 25 / 12, 5 - 2 * _S5, 5 / 2 + _S5 / 2]
-RK67 = _tableau(
+RK67 = tableau_from_lists(
     "RK67", 6, _A67,
     [1 / 12, 0, 0, 0, 5 / 12, 5 / 12, 1 / 12],
     [0, 1 / 2 - _S5 / 10, 1 / 2 + _S5 / 10, 1 / 2 - _S5 / 10, 1 / 2 + _S5 / 10, 1 / 2 - _S5 / 10, 1],

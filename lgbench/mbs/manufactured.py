@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit
 
 from lgbench.lie.euler_parameters import body_ep_matrix, rotation_matrix_ep
-from lgbench.mbs.dense import cross, mat3_vec
+from lgbench.mbs.dense import cross, mat3_vec, mat3t_vec
 
 # force_real columns of the MANUFACTURED_LOAD force element (lgbench/mbs/codes.py)
 MANUFACTURED_AXIS = 0   # [0:3] eta* (body frame)
@@ -92,9 +92,8 @@ def prescribed_material_velocity(p, t, V):
     prescribed motion (p = force_real row [eta*, w]), which drive the kinematics-only experiment of
     paper 003 Figs. 3-4."""
     R, omega, _, _, vc, _ = manufactured_motion(p[MANUFACTURED_AXIS:MANUFACTURED_AXIS + 3], p[MANUFACTURED_RATE], t)
-    for a in range(3):
-        V[a] = R[0, a] * vc[0] + R[1, a] * vc[1] + R[2, a] * vc[2]
-        V[3 + a] = omega[a]
+    V[0:3] = mat3t_vec(R, vc)
+    V[3:6] = omega
 
 
 @njit(cache=True)

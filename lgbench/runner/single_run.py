@@ -41,14 +41,12 @@ class TableauData:
 
 @lru_cache(maxsize=64)
 def _tableau_integrators(data: TableauData) -> dict[str, Any]:
-    from lgbench.integrators.index1_rk import Index1RungeKutta
-    from lgbench.integrators.tableaus import ButcherTableau
+    from lgbench.integrators.index1_rk import tableau_integrators
+    from lgbench.integrators.tableaus import tableau_from_lists
 
-    tableau = ButcherTableau(data.name, data.order, np.array(data.A, dtype=float), np.array(data.B, dtype=float),
-                             np.array(data.C, dtype=float), data.description or f"{data.name} (a study's tableau)",
-                             None if data.E is None else np.array(data.E, dtype=float), data.embedded_order)
-    index1 = Index1RungeKutta(tableau)
-    return {tableau.name: tableau, index1.name: index1}
+    return tableau_integrators(tableau_from_lists(data.name, data.order, data.A, data.B, data.C,
+                                                  data.description or f"{data.name} (a study's tableau)", data.E,
+                                                  data.embedded_order))
 
 
 @dataclass(frozen=True)
@@ -122,24 +120,28 @@ def engine_errors(spec: RunSpec) -> Iterator[None]:
         raise EngineError.of(spec.describe(), error) from error
 
 
-def integrator_of(spec: RunSpec) -> Any:
-    """The registry entry a run uses: a built-in integrator, or one of its study's tableau."""
+def registry_of(spec: RunSpec) -> dict[str, Any]:
+    """The integrators a run can name: the registered ones, or its study's tableau's."""
     if spec.tableau is not None:
-        return spec.tableau.integrators()[spec.integrator]
+        return spec.tableau.integrators()
     from lgbench.integrators import INTEGRATORS
 
-    return INTEGRATORS[spec.integrator]
+    return INTEGRATORS
+
+
+def integrator_of(spec: RunSpec) -> Any:
+    """The registry entry a run uses: a built-in integrator, or one of its study's tableau."""
+    return registry_of(spec)[spec.integrator]
 
 
 def build_run(spec: RunSpec):
     """The built model, the integrator and its validated options of a run (InputError when invalid)."""
-    from lgbench.integrators import INTEGRATORS
     from lgbench.runner.bounds import STEP_CEILING, step_count
     from lgbench.models import MODELS
 
     if spec.model not in MODELS:
         raise InputError(f"unknown model '{spec.model}'", field="model", allowed=sorted(MODELS))
-    registry = INTEGRATORS if spec.tableau is None else spec.tableau.integrators()
+    registry = registry_of(spec)
     if spec.integrator not in registry:
         raise InputError(f"unknown integrator '{spec.integrator}'", field="integrator",
                          allowed=sorted(registry))

@@ -325,7 +325,7 @@ def study_integrators(study: Study) -> dict[str, Any]:
 
 def tableau_of(study: Study, integrator: str) -> TableauData | None:
     """The study's tableau behind an integrator name (NAME or NAME-index1), None for a registered one."""
-    return next((entry.data() for entry in study.tableaus if integrator in (entry.name, f"{entry.name}-index1")),
+    return next((data for data in (entry.data() for entry in study.tableaus) if integrator in data.integrators()),
                 None)
 
 
@@ -520,7 +520,6 @@ _PATTERN_MEANING = {
     ("tableaus", "name"): ("tableau name (it names the integrators NAME and NAME-index1)",
                            "letters, digits, '_', '.', '+', starting with a letter"),
     ("expectations", "id"): ("expectation id", "lower-case letters, digits, '_', '.', '-'"),
-    ("profiles", "id"): ("expectation id", "lower-case letters, digits, '_', '.', '-'"),
     ("findings", "paper"): ("paper number", "three digits, as in ../shared/papers/README.md: 000 ... 004"),
     ("findings", "evidence"): ("expectation id", "lower-case letters, digits, '_', '.', '-'"),
     ("findings", "figures"): ("figure file name", "a PNG file name of RESULTS/figures, without folders"),
@@ -560,19 +559,16 @@ def _check_unique(names: list[str], field: str, file: str) -> None:
 
 def _check_tableaus(study: Study, file: str) -> None:
     """A study's tableau has a name of its own and satisfies the order conditions it claims."""
-    registered = integrators()
-    names: list[str] = []
+    names = set(integrators())
     for index, entry in enumerate(study.tableaus):
-        field = f"tableaus[{index}]"
-        for name in (entry.name, f"{entry.name}-index1"):
-            if name in registered or name in names:
-                raise InputError(f"the tableau name '{entry.name}' is taken", file=file, field=f"{field}.name",
-                                 allowed="a name no registered integrator and no other tableau of the study has")
-        names += [entry.name, f"{entry.name}-index1"]
         try:
-            entry.data().integrators()
+            given = entry.data().integrators()
         except InputError as error:
-            raise InputError(error.args[0], file=file, field=field) from None
+            raise InputError(error.args[0], file=file, field=f"tableaus[{index}]") from None
+        if names & set(given):
+            raise InputError(f"the tableau name '{entry.name}' is taken", file=file, field=f"tableaus[{index}].name",
+                             allowed="a name no registered integrator and no other tableau of the study has")
+        names |= set(given)
 
 
 def _check_names(study: Study, file: str) -> None:
@@ -752,7 +748,9 @@ def _check_expectation_ids(study: Study, file: str) -> None:
 def _check_findings(study: Study, file: str) -> None:
     """A finding cites expectations of the study as written (a profile may check fewer of them)."""
     ids = [item.id for item in study.expectations if item.id is not None]
-    for index, key in missing_evidence(study.findings, ids):
+    missing = missing_evidence(study.findings, ids)
+    if missing:
+        index, key = missing[0]
         raise InputError(f"'{key}' is the id of no expectation of this study", file=file,
                          field=f"findings[{index}].evidence", allowed=ids or "ids given to expectations (id: ...)")
 
