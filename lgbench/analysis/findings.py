@@ -77,18 +77,27 @@ class Finding(_Strict):
 
 @dataclass(frozen=True)
 class Assessment:
-    """A finding of a study and its state in one result folder."""
+    """A finding of a study and the check results of the expectations it cites in one result folder."""
 
     study: str
     finding: Finding
-    state: State
-    failed: tuple[str, ...] = ()     # ids of the cited expectations that fail
     results: tuple[CheckResult, ...] = ()   # the cited expectations evaluated, in the order cited
+
+    @property
+    def failed(self) -> tuple[str, ...]:
+        """The ids of the cited expectations that fail."""
+        return tuple(result.id for result in self.results if not result.passed)
 
     @property
     def checked(self) -> int:
         """How many of the cited expectations were evaluated."""
         return len(self.results)
+
+    @property
+    def state(self) -> State:
+        if not self.finding.evidence:
+            return State.NONE
+        return State.REGRESSED if self.failed else State.HOLDS if self.results else State.UNCHECKED
 
     @property
     def verdict_text(self) -> str:
@@ -101,19 +110,11 @@ class Assessment:
 
 
 def assess(study: str, findings: list[Finding], results: list[CheckResult] | None) -> list[Assessment]:
-    """The state of every finding from the check ``results`` of the study's expectations (None: not
-    checked, e.g. the documentation written from the study files alone)."""
+    """Every finding with the check ``results`` of the expectations it cites (None: not checked, e.g. the
+    documentation written from the study files alone)."""
     outcome = {result.id: result for result in results or [] if result.id is not None}
-    assessed = []
-    for finding in findings:
-        if not finding.evidence:
-            assessed.append(Assessment(study, finding, State.NONE))
-            continue
-        checked = tuple(outcome[key] for key in finding.evidence if key in outcome)
-        failed = tuple(result.id for result in checked if not result.passed)
-        state = State.REGRESSED if failed else State.HOLDS if checked else State.UNCHECKED
-        assessed.append(Assessment(study, finding, state, failed, checked))
-    return assessed
+    return [Assessment(study, finding, tuple(outcome[key] for key in finding.evidence if key in outcome))
+            for finding in findings]
 
 
 def missing_evidence(findings: list[Finding], expectation_ids: list[str | None]) -> list[tuple[int, str]]:

@@ -7,7 +7,6 @@ import math
 from collections.abc import Callable
 
 from lgbench.analysis.convergence import error_table, fitted_orders, format_step
-from lgbench.analysis.findings import assess
 from lgbench.analysis.kinds import NEWTON_COLUMN, implicit_runs
 from lgbench.analysis.published import FAILED, MethodValues, published_cell
 from lgbench.report.document import Document, Figure, Heading, Paragraph, Table
@@ -171,9 +170,9 @@ def _failures(document: Document, results: ResultFolder) -> None:
 
 def _findings(document: Document, results: ResultFolder) -> None:
     """The published figures and tables this study reproduces, each verdict as it stands here."""
-    if results.study is None or not results.study.findings:
+    assessed = results.findings
+    if not assessed:
         return
-    assessed = assess(results.name, results.study.findings, results.expectation_results)
     document.add(Heading("Findings"),
                  Paragraph(f"What this study shows of the papers: {counts_text(assessed)}. Cited expectations "
                            f"here: {state_counts(assessed)}."),

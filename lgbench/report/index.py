@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lgbench.analysis.findings import Assessment, assess
+from lgbench.analysis.findings import Assessment
 from lgbench.report.document import Document, Heading, Link, Paragraph, Table
 from lgbench.report.findings import by_paper, counts_text, front_page_table, state_counts
 from lgbench.report.results import ResultFolder
@@ -28,9 +28,8 @@ class ReportSummary:
 def summary(results: ResultFolder, report: Path) -> ReportSummary:
     verdicts = results.expectation_results
     expectations = None if verdicts is None else (sum(r.passed for r in verdicts), len(verdicts))
-    findings = () if results.study is None else tuple(assess(results.name, results.study.findings, verdicts))
-    return ReportSummary(results.name, report, len(results.runs), len(results.failures), expectations, findings,
-                         results.metadata or {})
+    return ReportSummary(results.name, report, len(results.runs), len(results.failures), expectations,
+                         tuple(results.findings), results.metadata or {})
 
 
 def index_document(summaries: list[ReportSummary], preamble: list[str] = ()) -> Document:

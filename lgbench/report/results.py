@@ -9,6 +9,7 @@ from typing import Any
 
 from lgbench.analysis.convergence import method_label, with_variants
 from lgbench.analysis.expectations import check
+from lgbench.analysis.findings import Assessment, assess
 from lgbench.exceptions import InputError
 from lgbench.store import METADATA, ResultStore, read_metadata
 
@@ -59,6 +60,14 @@ class ResultFolder:
         if self.study is None:
             return None
         return check(self.study, self.raw_runs, self.errors)
+
+    @cached_property
+    def findings(self) -> list[Assessment]:
+        """The study's findings, each with the check results of the expectations it cites (empty without
+        study.yaml)."""
+        if self.study is None:
+            return []
+        return assess(self.name, self.study.findings, self.expectation_results)
 
     def error_pairs(self) -> list[tuple[str, str]]:
         """(quantity, measure) of errors.csv in order of appearance."""
