@@ -88,7 +88,7 @@ def exudyn_version() -> str:
     return f"{exu.GetVersionString()} ({'exudynCPPfast' if getattr(sys, 'exudynFast', False) else 'exudynCPP'})"
 
 
-def _build(case: PeerCase, h: float, steps: int):
+def _build(case: PeerCase, h: float, steps: int, tangent_operator: bool = False):
     exu = _exudyn()
     from exudyn.itemInterface import (
         CoordinateConstraint, Force, MarkerBodyPosition, MarkerNodeCoordinate, NodeRigidBodyEP, NodeRigidBodyRotVecLG,
@@ -133,15 +133,16 @@ def _build(case: PeerCase, h: float, steps: int):
     settings.timeIntegration.newton.relativeTolerance = 1e-8
     settings.timeIntegration.newton.absoluteTolerance = 1e-10
     settings.timeIntegration.generalizedAlpha.spectralRadius = 0.9
-    settings.timeIntegration.generalizedAlpha.lieGroupAddTangentOperator = False
+    settings.timeIntegration.generalizedAlpha.lieGroupAddTangentOperator = tangent_operator
     solver = exu.DynamicSolverType.GeneralizedAlpha if case.newton else getattr(exu.DynamicSolverType, case.integrator)
     return mbs, settings, solver, body
 
 
-def run_exudyn(case: PeerCase, h: float, steps: int) -> tuple[float, np.ndarray]:
-    """(process time of SolveDynamic, COM position at the end) of one Exudyn run of ``steps`` steps."""
+def run_exudyn(case: PeerCase, h: float, steps: int, tangent_operator: bool = False) -> tuple[float, np.ndarray]:
+    """(process time of SolveDynamic, COM position at the end) of one Exudyn run of ``steps`` steps; T_exp
+    in the Lie group iteration matrix with ``tangent_operator``."""
     exu = _exudyn()
-    mbs, settings, solver, body = _build(case, h, steps)
+    mbs, settings, solver, body = _build(case, h, steps, tangent_operator)
     start = time.process_time()
     ok = exu.SolveDynamic(mbs, settings, solverType=solver, storeSolver=False)
     cpu = time.process_time() - start

@@ -13,7 +13,6 @@ each work-precision curve as the study expectations ``cost_ratio`` do (``cost_at
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -31,29 +30,18 @@ TARGETS = (1e-3, 1e-4)
 REPEATS = 3
 
 
-def exudyn_curve(formulation: str, tangent_operator: bool) -> list[tuple[float, float, float]]:
+def exudyn_curve(formulation: str, tangent_operator: bool, reference: np.ndarray) -> list[tuple[float, float, float]]:
     """(h, COM error, CPU seconds) of Exudyn generalized-alpha, full Newton."""
-    exu = peer._exudyn()
     case = peer.PeerCase(formulation, "generalized-alpha", "full")
-    reference = peer.reference_com(1.0, 1e-5)
     curve = []
     for h in STEPS:
-        cpu, com = [], None
-        for _ in range(REPEATS):
-            mbs, settings, solver, body = peer._build(case, h, int(round(1.0 / h)))
-            settings.timeIntegration.generalizedAlpha.lieGroupAddTangentOperator = tangent_operator
-            start = time.process_time()
-            if not exu.SolveDynamic(mbs, settings, solverType=solver, storeSolver=False):
-                raise RuntimeError(f"Exudyn {formulation} failed at h = {h:g}")
-            cpu.append(time.process_time() - start)
-            com = np.array(mbs.GetObjectOutputBody(body, exu.OutputVariableType.Position, localPosition=list(peer.COM)))
-        curve.append((h, float(np.linalg.norm(com - reference)), min(cpu)))
+        runs = [peer.run_exudyn(case, h, int(round(1.0 / h)), tangent_operator) for _ in range(REPEATS)]
+        curve.append((h, float(np.linalg.norm(runs[-1][1] - reference)), min(cpu for cpu, _ in runs)))
     return curve
 
 
-def lgbench_curve(formulation: str) -> list[tuple[float, float, float]]:
+def lgbench_curve(formulation: str, reference: np.ndarray) -> list[tuple[float, float, float]]:
     """(h, COM error, CPU seconds) of lgbench generalized-alpha with its defaults."""
-    reference = peer.reference_com(1.0, 1e-5)
     curve = []
     for h in STEPS:
         runs = [run_single(RunSpec("heavy_top", formulation, "generalized-alpha", h, 1.0)) for _ in range(REPEATS + 1)]
@@ -69,9 +57,10 @@ def main() -> None:
     if reason:
         print(reason)
         return
-    codes = {f"Exudyn {peer.exudyn_version()}, T_exp off": lambda f: exudyn_curve(f, False),
-             "Exudyn, T_exp on": lambda f: exudyn_curve(f, True),
-             "lgbench": lgbench_curve}
+    reference = peer.reference_com(1.0, 1e-5)
+    codes = {f"Exudyn {peer.exudyn_version()}, T_exp off": lambda f: exudyn_curve(f, False, reference),
+             "Exudyn, T_exp on": lambda f: exudyn_curve(f, True, reference),
+             "lgbench": lambda f: lgbench_curve(f, reference)}
     print("| code | node | h | COM error | CPU [s] | us per step |")
     print("|---|---|---|---|---|---|")
     readings = []

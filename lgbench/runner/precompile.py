@@ -15,9 +15,9 @@ each model's outputs as tasks of their own, to worker processes, as many at once
 the longest compile first. Every worker writes what it compiled to the shared cache, and the study's
 own runs then load it; the single-step runs' results are thrown away. The implicit families' warm-up
 calls the stepper before the starting values, so a worker compiling ``integrate_implicit`` finds
-``consistent_accelerations`` in the cache by the time it needs it. Kernels shared by two groups are compiled by both (each in its
-process); the wall time is that of the longest group instead of the sum (``docs/performance.md``,
-"Compile time").
+``consistent_accelerations`` in the cache by the time it needs it. Kernels shared by two groups are
+compiled by both (each in its process); the wall time is that of the longest group instead of the sum
+(``docs/performance.md``, "Compile time").
 """
 from __future__ import annotations
 
