@@ -137,7 +137,7 @@ def run(study_file: Annotated[Path, typer.Argument(metavar="STUDY.yaml", help="S
     executor = executor or ("processes" if jobs > 1 else "serial")
     out = result_folder(Path("results") / study.name if out is None else out)
     if not quiet:
-        typer.echo(f"study {study.name}: {echo_text(study.description or study.model)}".rstrip())
+        typer.echo(f"study {study.name}: {echo_text(study.description or study.model_name())}".rstrip())
     display = ProgressDisplay(quiet=quiet, verbose=verbose)
     try:
         with interruptible():
@@ -388,7 +388,8 @@ def repair(results_dir: Annotated[Path, typer.Argument(metavar="RESULTS_DIR", he
 
 @app.command()
 def simulate(
-        model: Annotated[str, typer.Argument(metavar="MODEL", help="Model name ('lgbench list models').")],
+        model: Annotated[str, typer.Argument(metavar="MODEL", help="Model name ('lgbench list models') or a "
+                                                               "mechanism file (*.yaml).")],
         formulation: Annotated[str, typer.Option("--formulation", "-f", help="Rotation formulation.")],
         integrator: Annotated[str, typer.Option("--integrator", "-i", help="Time integrator.")],
         step: Annotated[float, typer.Option("--step", help="Step size h.")],
@@ -401,10 +402,17 @@ def simulate(
     """One run; prints status, steps, CPU time and the final outputs."""
     from lgbench.runner import bounds, single_run
     from lgbench.runner.grid import as_items
+    from lgbench.runner.mechanism_file import is_mechanism_path, load_mechanism, mechanism_data
     from lgbench.runner.study import check_name, check_parameters, integrators, model_named
     from lgbench.store import write_series
 
-    found = model_named(model, field="MODEL")
+    mechanism = None
+    if is_mechanism_path(model):
+        mechanism = mechanism_data(load_mechanism(model))
+        found = mechanism.model()
+        model = found.name
+    else:
+        found = model_named(model, field="MODEL")
     check_name(formulation, list(found.formulations), f"formulation of model {model}", "--formulation")
     check_name(integrator, sorted(integrators()), "integrator", "--integrator")
     if not (math.isfinite(t_end) and 0 < t_end <= bounds.MAX_T_END):
@@ -420,7 +428,8 @@ def simulate(
     check_parameters(found, params, "--set", separator=" ")
     options = _assignments(option or [], "--option")
     bounds.check_option_ranges(options, "--option")
-    spec = single_run.RunSpec(model, formulation, integrator, step, t_end, as_items(params), as_items(options))
+    spec = single_run.RunSpec(model, formulation, integrator, step, t_end, as_items(params), as_items(options),
+                              mechanism=mechanism)
     from lgbench.cli_progress import Interrupted, interruptible
 
     _announce_compilation()
@@ -454,11 +463,29 @@ def _announce_compilation() -> None:
 
 
 @app.command()
-def validate(study_file: Annotated[Path, typer.Argument(metavar="STUDY.yaml", help="Study file.")]):
-    """Check a study file (schema, names, options, expectations, every profile) without running it."""
+def validate(study_file: Annotated[Path, typer.Argument(metavar="FILE.yaml", help="Study or mechanism file.")]):
+    """Check a study file (schema, names, options, expectations, every profile) or a mechanism file
+    (schema, names, parameters, assembly of the initial state in every formulation) without running it."""
     from lgbench.runner.grid import labelled_specs
+    from lgbench.runner.mechanism_file import is_mechanism_file, load_mechanism, mechanism_data
     from lgbench.runner.study import load_study
 
+    if is_mechanism_file(study_file):
+        mechanism = load_mechanism(study_file)
+        model = mechanism_data(mechanism).model()
+        for formulation in model.formulations[1:]:
+            try:
+                model.build(formulation)
+            except InputError as error:
+                raise InputError(f"{formulation}: {error.args[0]}", file=str(study_file), field=error.field,
+                                 allowed=error.allowed) from None
+        system = model.build(model.formulations[0]).system
+        typer.echo(f"{study_file}: valid mechanism '{mechanism.name}' ({len(mechanism.bodies)} bodies, "
+                   f"{len(mechanism.joints)} joints, {int(system.sizes[2])} constraint rows in "
+                   f"{model.formulations[0]}, {len(mechanism.forces)} force elements, {len(model.outputs)} "
+                   f"outputs; formulations {', '.join(model.formulations)}; parameters "
+                   f"{', '.join(model.defaults) or 'none'})")
+        return
     study = load_study(study_file)
     typer.echo(f"{study_file}: valid study '{study.name}' ({len(labelled_specs(study))} runs, "
                f"{len(study.methods())} methods, {len(study.expectations)} expectations, "

@@ -16,12 +16,13 @@ from lgbench.mbs.force_tangent import (
 from lgbench.mbs.formulations import FORMULATION_CODES, IMPLICIT_FORMULATIONS
 from lgbench.mbs.residual import generalized_forces
 from lgbench.mbs.system import SystemBuilder
-from lgbench.models import MODELS
 from lgbench.runner.single_run import RunSpec, run_single
+from shipped_models import ALL_MODELS as MODELS, run_fields
 
 CASES = [(name, formulation) for name, model in MODELS.items() for formulation in model.formulations
          if formulation in IMPLICIT_FORMULATIONS]
-STEP = {"heavy_top": 1e-4, "heavy_top_constrained": 1e-4, "rotor": 5e-6, "v8_crank": 1e-4}
+STEP = {"heavy_top": 1e-4, "heavy_top_constrained": 1e-4, "rotor": 5e-6, "v8_crank": 1e-4, "heavy_top_file": 1e-4,
+        "v8_crank_file": 1e-4}
 
 
 def _random_state(built, seed):
@@ -106,7 +107,7 @@ def test_tangent_without_loads_differentiates_only_the_other_elements(name, form
 def _newton(name, formulation, integrator, jacobian, options=()):
     h = STEP.get(name, 1e-3)
     run = run_single(RunSpec(name, formulation, integrator, h, 30 * h,
-                             options=(("jacobian", jacobian),) + tuple(options)))
+                             options=(("jacobian", jacobian),) + tuple(options), **run_fields(name)))
     assert run.status == "ok", run.message
     return run
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "lgbench"
 
-ENGINE = {"lie", "mbs", "models", "integrators"}
+ENGINE = {"lie", "mbs", "models", "mechanisms", "integrators"}
 READERS = {"plots", "report", "cli", "cli_progress", "campaign"}
 
 
@@ -60,6 +60,12 @@ def test_data_flows_down_the_layers():
     assert _offenders("report", {"runner"} | ENGINE | {"numba"}) == {}
     assert _offenders("runner", READERS) == {}
     assert _offenders("store", ENGINE | {"runner", "analysis"} | READERS) == {}
+
+
+def test_mechanism_files_build_on_the_core_and_read_no_file():
+    """lgbench/mechanisms turns a validated mechanism into a model with the core's builder; reading files
+    and translating schema errors is the runner's (runner/mechanism_file.py)."""
+    assert _offenders("mechanisms", {"runner", "integrators", "analysis", "store"} | READERS) == {}
 
 
 def test_the_campaign_sits_beside_the_cli_above_runner_and_report():

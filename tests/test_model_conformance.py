@@ -1,7 +1,7 @@
-"""Every registered model in every formulation it declares (``lgbench.models.MODELS``) conforms.
+"""Every registered model and shipped mechanism file in every formulation it declares conforms.
 
-Claims, for each model x formulation pair read from the registry (a new model or formulation is
-tested without writing a test):
+Claims, for each model x formulation pair read from the registry and studies/mechanisms (a new model,
+mechanism file or formulation is tested without writing a test):
 
 * it builds with its defaults: sizes of q0, v0 match the system, the outputs at t = 0 are finite;
 * its initial state is consistent: Phi(q0) = 0 and B(q0) v0 = 0 (paper 000 eq. 10) to round-off;
@@ -24,8 +24,8 @@ import pytest
 
 from lgbench.integrators import INTEGRATORS
 from lgbench.mbs.constraints import constraint_matrix, constraint_residual
-from lgbench.models import MODELS
 from lgbench.runner.single_run import RunSpec, run_single
+from shipped_models import ALL_MODELS as MODELS, run_fields
 
 PAIRS = [(name, formulation) for name, model in MODELS.items() for formulation in model.formulations]
 H = 1e-5
@@ -74,7 +74,8 @@ def test_every_model_takes_a_few_finite_steps_and_conservative_ones_keep_their_e
     model = MODELS[name]
     built = model.build(formulation)
     integrator = suitable_integrator(built.system, formulation)
-    run = run_single(RunSpec(name, formulation, integrator, H, N_STEPS * H), n_samples=N_STEPS + 1)
+    run = run_single(RunSpec(name, formulation, integrator, H, N_STEPS * H, **run_fields(name)),
+                     n_samples=N_STEPS + 1)
     assert run.status == "ok", f"{integrator}: {run.message}"
     assert run.steps == N_STEPS
     samples = np.array([run.series[k] for k in model.outputs])

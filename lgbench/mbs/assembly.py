@@ -26,15 +26,20 @@ def constraint_state(system: SystemArrays, q: np.ndarray) -> tuple[np.ndarray, n
 
 
 def assemble_positions(system: SystemArrays, q: np.ndarray, tolerance: float = 1e-14,
-                       max_iterations: int = 50) -> np.ndarray:
-    """q moved onto Phi(q) = 0 (to ``tolerance`` in the max norm)."""
+                       max_iterations: int = 50, keep: list[int] | None = None) -> np.ndarray:
+    """q moved onto Phi(q) = 0 (to ``tolerance`` in the max norm); the local coordinates of the update
+    listed in ``keep`` (velocity indices) are not moved."""
     q = q.astype(float).copy()
     moved = np.empty_like(q)
+    free = np.ones(int(system.sizes[1]), dtype=bool)
+    if keep:
+        free[list(keep)] = False
     for _ in range(max_iterations):
         phi, B = constraint_state(system, q)
         if phi.size == 0 or np.max(np.abs(phi)) <= tolerance:
             return q
-        step = -np.linalg.lstsq(B, phi, rcond=None)[0]
+        step = np.zeros(B.shape[1])
+        step[free] = -np.linalg.lstsq(B[:, free], phi, rcond=None)[0]
         if q.shape[0] != step.shape[0]:
             raise ValueError("position assembly needs nq == nv (formulations with v = q' or Lie nodes)")
         size, norm = 1.0, np.linalg.norm(phi)

@@ -185,6 +185,18 @@ class SystemBuilder:
         self._primitive(PERPENDICULAR, body1, body2, a1, a2)
         return first
 
+    def add_cylindrical_joint(self, body1: int, point1, axis1, body2: int, point2, axis2) -> int:
+        """Cylindrical joint: point2 (body2) stays on the line through point1 along axis1 (body1), and
+        axis2 (body2) stays parallel to axis1; 4 rows (2 on the line, 2 keeping the axes parallel)."""
+        self._check_pair(body1, body2)
+        a1 = _unit(axis1, "axis1")
+        t1, t2 = _normals(a1)
+        first = self._primitive(POINT_ON_LINE, body1, body2, point1, point2, t1, t2)
+        u2, w2 = _normals(_unit(axis2, "axis2"))
+        self._primitive(PERPENDICULAR, body1, body2, a1, u2)
+        self._primitive(PERPENDICULAR, body1, body2, a1, w2)
+        return first
+
     def add_prismatic_joint(self, body1: int, point1, axis1, body2: int, point2,
                             relative_rotation=np.eye(3)) -> int:
         """Prismatic joint along axis1 (body1 frame): point2 (body2) stays on the line through point1

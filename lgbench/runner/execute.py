@@ -22,7 +22,7 @@ from lgbench.runner.error_measures import MEASURES, quantity_outputs
 from lgbench.runner.grid import labelled_specs, reference_spec, run_id, study_specs
 from lgbench.runner.precompile import precompile
 from lgbench.runner.single_run import RunResult, RunSpec, TimingRule
-from lgbench.runner.study import Study, models
+from lgbench.runner.study import Study, study_model
 from lgbench.store import FolderLock, ResultStore, atomic, result_folder
 from lgbench.store.csv_store import missing_parts, set_aside
 from lgbench.store.repair import Finding, Needs, diagnose_and_repair
@@ -53,7 +53,7 @@ def run_row(identifier: str, spec: RunSpec, result: RunResult, variant: str = ""
 def error_rows(identifier: str, study: Study, result: RunResult,
                reference: RunResult) -> list[dict[str, Any]]:
     """The errors.csv rows (long form) of one successful run."""
-    model = models()[study.model]
+    model = study_model(study)
     rows = []
     for request in study.errors:
         outputs = quantity_outputs(request.quantity, list(model.outputs), dict(model.output_groups))
@@ -256,7 +256,7 @@ def write_study_copy(study: Study, out_dir: Path, source: str | Path | None = No
 
 def exact_reference(study: Study, samples: int | None) -> RunResult:
     """The model's closed-form solution at t_end (and at the sample times) as a reference result."""
-    model = models()[study.model]
+    model = study_model(study)
     params = {**study.params, **study.reference.params}
     times = single_run.sample_times(study.t_end, samples)
     values = model.exact_outputs(params, times)
@@ -288,7 +288,7 @@ def _reference(study: Study, store: ResultStore, samples: int | None, reporter: 
                use_cache: bool = True) -> RunResult:
     """Compute (or fetch) the reference and store its row and series in the result folder."""
     if study.reference.exact:
-        spec = RunSpec(study.model, "exact", "exact", 0.0, study.t_end)
+        spec = RunSpec(study.model_name(), "exact", "exact", 0.0, study.t_end)
     else:
         spec = reference_spec(study)
         reporter.message(f"reference {spec.formulation}-{spec.integrator} h={format_step(spec.h)} ...")

@@ -7,8 +7,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from lgbench.analysis.convergence import format_step
-from lgbench.runner.single_run import RunSpec
-from lgbench.runner.study import Study, models, tableau_of
+from lgbench.runner.single_run import RunSpec, model_of
+from lgbench.runner.study import Study, mechanism_data, tableau_of
 
 
 def as_items(mapping: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
@@ -33,10 +33,12 @@ def run_id(spec: RunSpec, label: str = "") -> str:
     goes after the integrator (``RV-generalized-alpha.modified-h1e-04-...``)."""
     method = f"{spec.integrator}.{label}" if label else spec.integrator
     readable = f"{spec.formulation}-{method}-h{format_step(spec.h)}"
-    extra = {"params": _differing(spec.params, models()[spec.model].defaults),
+    extra = {"params": _differing(spec.params, model_of(spec).defaults),
              "options": _differing(spec.options, {})}
     if spec.tableau is not None:     # a study's tableau: its coefficients are part of the run
         extra["tableau"] = [spec.tableau.A, spec.tableau.B, spec.tableau.C, spec.tableau.E]
+    if spec.mechanism is not None:   # a mechanism file: its content is part of the run
+        extra["mechanism"] = hashlib.sha256(spec.mechanism.text.encode()).hexdigest()
     if not any(extra.values()):
         return readable
     digest = hashlib.sha256(json.dumps(extra, sort_keys=True).encode()).hexdigest()[:8]
@@ -51,17 +53,18 @@ def expand(study: Study) -> list[RunSpec]:
 def labelled_specs(study: Study) -> list[tuple[RunSpec, str]]:
     """(RunSpec, variant label) for every run of the grid."""
     params = as_items(study.params)
-    return [(RunSpec(study.model, method.formulation, method.integrator, h, study.t_end, params,
-                     as_items(method.options), tableau_of(study, method.integrator)), method.label)
+    mechanism = mechanism_data(study)
+    return [(RunSpec(study.model_name(), method.formulation, method.integrator, h, study.t_end, params,
+                     as_items(method.options), tableau_of(study, method.integrator), mechanism), method.label)
             for method in study.methods() for h in method.steps]
 
 
 def reference_spec(study: Study) -> RunSpec:
     """The reference run: the study's model, t_end and parameters (plus the reference's own)."""
     reference = study.reference
-    return RunSpec(study.model, reference.formulation, reference.integrator, reference.h, study.t_end,
+    return RunSpec(study.model_name(), reference.formulation, reference.integrator, reference.h, study.t_end,
                    as_items({**study.params, **reference.params}), as_items(reference.options),
-                   tableau_of(study, reference.integrator))
+                   tableau_of(study, reference.integrator), mechanism_data(study))
 
 
 def study_specs(study: Study, runs: Iterable[RunSpec] | None = None) -> list[RunSpec]:

@@ -50,10 +50,31 @@ def _tableau_integrators(data: TableauData) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
+class MechanismData:
+    """A mechanism file's content as the runs of its study carry it (``model:`` naming a file or holding
+    one): the validated mechanism as canonical JSON, so that every process builds the same model and
+    the content is part of the reference-cache key and of the run id."""
+
+    text: str
+
+    def model(self) -> Any:
+        """The mechanism's ``Model`` (built once per process and content)."""
+        return _mechanism_model(self.text)
+
+
+@lru_cache(maxsize=16)
+def _mechanism_model(text: str) -> Any:
+    from lgbench.mechanisms.build import mechanism_model
+    from lgbench.mechanisms.schema import Mechanism
+
+    return mechanism_model(Mechanism.model_validate_json(text))
+
+
+@dataclass(frozen=True)
 class RunSpec:
     """Everything that determines one run's numbers (hashable for reference caching)."""
 
-    model: str                                   # registry name, e.g. "heavy_top"
+    model: str                                   # registry name, e.g. "heavy_top", or a mechanism file's name
     formulation: str                             # "RV", "Rxyz", "EP", "F1" ...
     integrator: str                              # "RK44", "DOPRI5", "ODE23", "RK67", ...
     h: float                                     # fixed step size
@@ -61,6 +82,7 @@ class RunSpec:
     params: tuple[tuple[str, Any], ...] = ()     # model parameter overrides, sorted (key, value)
     options: tuple[tuple[str, Any], ...] = ()    # integrator options, sorted (key, value)
     tableau: TableauData | None = None           # the study's tableau, if ``integrator`` is one of its names
+    mechanism: MechanismData | None = None       # the study's mechanism file, if ``model`` is its name
 
     def params_dict(self) -> dict[str, Any]:
         return dict(self.params)
@@ -134,13 +156,22 @@ def integrator_of(spec: RunSpec) -> Any:
     return registry_of(spec)[spec.integrator]
 
 
-def build_run(spec: RunSpec):
-    """The built model, the integrator and its validated options of a run (InputError when invalid)."""
-    from lgbench.runner.bounds import STEP_CEILING, step_count
+def model_of(spec: RunSpec) -> Any:
+    """The model a run uses: a built-in one, or its study's mechanism file."""
+    if spec.mechanism is not None:
+        return spec.mechanism.model()
     from lgbench.models import MODELS
 
     if spec.model not in MODELS:
         raise InputError(f"unknown model '{spec.model}'", field="model", allowed=sorted(MODELS))
+    return MODELS[spec.model]
+
+
+def build_run(spec: RunSpec):
+    """The built model, the integrator and its validated options of a run (InputError when invalid)."""
+    from lgbench.runner.bounds import STEP_CEILING, step_count
+
+    model = model_of(spec)
     registry = registry_of(spec)
     if spec.integrator not in registry:
         raise InputError(f"unknown integrator '{spec.integrator}'", field="integrator",
@@ -158,8 +189,7 @@ def build_run(spec: RunSpec):
                          f"integrator '{spec.integrator}'", field="formulation",
                          allowed=list(integrator.formulations))
     options = integrator.validate_options(spec.options_dict())
-    model = MODELS[spec.model].build(spec.formulation, spec.params_dict())
-    return model, integrator, options
+    return model.build(spec.formulation, spec.params_dict()), integrator, options
 
 
 def sample_times(t_end: float, n_samples: int | None) -> np.ndarray:

@@ -2,7 +2,6 @@
 ``InputError`` naming the file, the field and the allowed values."""
 from __future__ import annotations
 
-import inspect
 import math
 import re
 import typing
@@ -10,7 +9,6 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import yaml
 from pydantic import (AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError,
                       field_validator, model_validator)
 
@@ -20,7 +18,10 @@ from lgbench.analysis.published import Published, on_grid
 from lgbench.exceptions import InputError
 from lgbench.runner import bounds
 from lgbench.runner.error_measures import MEASURES, quantity_outputs
-from lgbench.runner.single_run import TableauData
+from lgbench.runner.input_files import read_yaml_mapping, validation_error
+from lgbench.runner.mechanism_file import resolve_model_field
+from lgbench.mechanisms.schema import Mechanism
+from lgbench.runner.single_run import MechanismData, TableauData
 
 
 NUMBER_TEXT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
@@ -248,6 +249,10 @@ class Timing(_Strict):
     max_runs: Annotated[int, Field(ge=1, le=100)] = 5
 
 
+ModelItem = Annotated[Annotated[Name, Tag("@name")] | Annotated[Mechanism, Tag("@mechanism")],
+                      Discriminator(lambda item: "@mechanism" if isinstance(item, dict | Mechanism) else "@name")]
+"""A built-in model's name, or a mechanism (a file's content or written inline; lgbench/mechanisms)."""
+
 NAME_PATTERN = r"^[A-Za-z0-9_-][A-Za-z0-9_.-]*$"
 """A study name is a plain file name: it names the result folder (no '/', no leading '.', so no '..')."""
 
@@ -258,7 +263,7 @@ class Study(_Strict):
     name: Annotated[str, Field(pattern=NAME_PATTERN, max_length=100)]
     description: str = ""
     paper: str = ""
-    model: Name
+    model: ModelItem
     params: dict[str, ParameterValue] = {}
     t_end: Annotated[float, Field(gt=0, le=bounds.MAX_T_END, allow_inf_nan=False)]
     formulations: list[Name] = Field(min_length=1)
@@ -277,6 +282,10 @@ class Study(_Strict):
     published: Published | None = None
     findings: list[Finding] = []
     tableaus: list[TableauEntry] = []
+
+    def model_name(self) -> str:
+        """The built-in model's name or the mechanism's."""
+        return self.model if isinstance(self.model, str) else self.model.name
 
     def method_labels(self) -> list[str]:
         """Table names of the grid's methods: ``formulation-integrator[.label]``."""
@@ -350,6 +359,22 @@ def check_name(value: str, allowed: list[str], what: str, field: str, file: str 
         raise InputError(f"unknown {what}: '{value}'", file=file, field=field, allowed=allowed)
 
 
+def study_model(study: Study) -> Any:
+    """The ``Model`` a study runs: a built-in one, or its mechanism's."""
+    if isinstance(study.model, str):
+        return model_named(study.model)
+    return mechanism_data(study).model()
+
+
+def mechanism_data(study: Study) -> MechanismData | None:
+    """What the runs of a study on a mechanism carry (None for a built-in model)."""
+    if isinstance(study.model, str):
+        return None
+    from lgbench.runner.mechanism_file import mechanism_data as data_of
+
+    return data_of(study.model)
+
+
 def model_named(name: str, field: str = "model", file: str | None = None) -> Any:
     """The registered model ``name``; InputError listing the registered ones otherwise."""
     registry = models()
@@ -378,27 +403,9 @@ def load_study(path: str | Path, profile: str | None = None, max_steps: int | No
     study as written while its profile may check fewer; they were checked when the run started.
     """
     file = str(path)
-    try:
-        size = Path(path).stat().st_size
-        if size > bounds.MAX_FILE_BYTES:
-            raise InputError(f"the file has {size} bytes, more than a study file may have",
-                             file=file, allowed=f"at most {bounds.MAX_FILE_BYTES} bytes")
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError("file not found", file=file) from None
-    except OSError as error:
-        raise InputError(f"cannot read the file ({error.strerror})", file=file) from None
-    except UnicodeDecodeError:
-        raise InputError("not a UTF-8 text file", file=file) from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        raise InputError(_yaml_message(error), file=file) from None
-    except RecursionError:
-        raise InputError("the YAML is nested too deeply", file=file) from None
-    if not isinstance(data, dict):
-        raise InputError("a study file is a mapping of fields (name: ..., model: ...)", file=file,
-                         allowed=list(Study.model_fields))
+    data = read_yaml_mapping(path, "a study file is a mapping of fields (name: ..., model: ...)",
+                             list(Study.model_fields))
+    data = resolve_model_field(data, file)
     base_published = None
     if profile is not None:
         base_published = _checked_base_published(data, file)
@@ -459,7 +466,7 @@ def _apply_profile(data: dict[str, Any], profile: str, file: str) -> dict[str, A
     override = profiles[profile]
     if not isinstance(override, dict):
         raise InputError("a profile is a mapping of fields to replace", file=file, field=f"profiles.{profile}")
-    fixed = ("name", "profiles", "findings")      # findings belong to the study as written
+    fixed = ("name", "model", "profiles", "findings")      # findings belong to the study as written
     for key in override:
         if key in fixed or key not in Study.model_fields:
             raise InputError(f"'{key}' cannot be set by a profile", file=file, field=f"profiles.{profile}.{key}",
@@ -473,45 +480,6 @@ def _apply_profile(data: dict[str, Any], profile: str, file: str) -> dict[str, A
 def study_document(study: Study) -> dict[str, Any]:
     """The study as plain data (profile applied), for the copy kept in a result folder."""
     return study.model_dump(mode="json", exclude={"profiles"}, exclude_defaults=True)
-
-
-def _yaml_message(error: yaml.YAMLError) -> str:
-    mark = getattr(error, "problem_mark", None)
-    problem = getattr(error, "problem", None) or str(error)
-    if mark is None:
-        return f"YAML syntax error: {problem}"
-    return f"YAML syntax error at line {mark.line + 1}, column {mark.column + 1}: {problem}"
-
-
-def _field_path(location: tuple[Any, ...]) -> str:
-    path = ""
-    for part in location:
-        if isinstance(part, str) and part.startswith("@"):       # a union member's tag
-            continue
-        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
-    return path
-
-
-def _model_in(annotation: Any) -> type[BaseModel] | None:
-    """The pydantic model class inside an annotation such as ``list[Combination] | None``."""
-    if inspect.isclass(annotation) and issubclass(annotation, BaseModel):
-        return annotation
-    for argument in typing.get_args(annotation):
-        found = _model_in(argument)
-        if found is not None:
-            return found
-    return None
-
-
-def _fields_at(location: tuple[Any, ...]) -> list[str]:
-    """The field names allowed at the mapping that holds ``location``'s last part."""
-    model: type[BaseModel] | None = Study
-    for part in location[:-1]:
-        if isinstance(part, str) and not part.startswith("@"):
-            if model is None or part not in model.model_fields:
-                return []
-            model = _model_in(model.model_fields[part].annotation)
-    return list(model.model_fields) if model else []
 
 
 _PATTERN_MEANING = {
@@ -531,24 +499,10 @@ one-line error."""
 
 
 def _input_error(error: ValidationError, file: str) -> InputError:
-    """The first validation problem as one InputError."""
-    problem = error.errors()[0]
-    location = problem["loc"]
-    field = _field_path(location) or None
-    if problem["type"] == "extra_forbidden":
-        return InputError("unknown field", file=file, field=field, allowed=_fields_at(location))
-    if problem["type"] == "missing":
-        return InputError("required field is missing", file=file, field=field)
-    if problem["type"] == "string_pattern_mismatch":
-        last = next((key for key in reversed(location) if isinstance(key, str)), None)
-        what, allowed = _PATTERN_MEANING.get((location[0], last), _PATTERN_MEANING[None])
-        return InputError(f"'{bounds.echo_text(str(problem['input']))}' is not a usable {what}", file=file,
-                          field=field, allowed=allowed)
-    message = problem["msg"].removeprefix("Value error, ")
-    given = problem.get("input")
-    if isinstance(given, bool | int | float | str) and problem["type"] != "value_error":
-        message += f" (got {bounds.echo_text(repr(given))})"
-    return InputError(message, file=file, field=field)
+    """The first validation problem of a study file as one InputError."""
+    return validation_error(error, file, Study, lambda location: _PATTERN_MEANING.get(
+        (location[0], next((key for key in reversed(location) if isinstance(key, str)), None)),
+        _PATTERN_MEANING[None]))
 
 
 def _check_unique(names: list[str], field: str, file: str) -> None:
@@ -573,7 +527,7 @@ def _check_tableaus(study: Study, file: str) -> None:
 
 def _check_names(study: Study, file: str) -> None:
     """Check every name in the study against the registries and the study's own lists."""
-    model = model_named(study.model, file=file)
+    model = model_named(study.model, file=file) if isinstance(study.model, str) else study_model(study)
     _check_tableaus(study, file)
     registry = study_integrators(study)
     integrator_names = sorted(registry)

@@ -1,0 +1,161 @@
+"""The named outputs of a mechanism file, evaluated from a state (q, v, lambda, t).
+
+Outputs are evaluated outside the timed integration (at t_end and at the sample times), so the
+evaluator is plain Python over the compiled pose kernels of ``lgbench/mbs``: ``body_state`` gives
+(R, x, x', omega_body) of a body, ``kinetic_energy`` / ``potential_energy`` the energies. Each output
+entry becomes one small function returning its values; the evaluator concatenates them in the order
+of ``output_names``.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from lgbench.mbs.codes import F_BODY, F_TYPE, GLOBAL_TORQUE, RAMP_BODY_TORQUE, RAMP_TIME, TORQUE
+from lgbench.mbs.invariants import kinetic_energy, potential_energy
+from lgbench.mbs.pose import body_state
+from lgbench.mbs.system import GROUND as GROUND_INDEX
+from lgbench.mechanisms.schema import (
+    AngularVelocityOutput, EnergyOutput, JointOutput, PointOutput, PowerOutput, RotationOutput, joint_name,
+)
+
+AXES = {"x": 0, "y": 1, "z": 2}
+
+
+@dataclass(frozen=True)
+class JointFrame:
+    """A joint as built: its bodies (-1: ground), its points in the bodies' frames, its unit axis in body 1
+    and in body 2, the zero-angle references (normal to the axis, in body 1 and body 2: one global vector
+    at the initial configuration), the first of its constraint rows."""
+
+    type: str
+    body1: int
+    body2: int
+    point1: np.ndarray
+    point2: np.ndarray
+    axis1: np.ndarray | None
+    axis2: np.ndarray | None
+    reference1: np.ndarray | None
+    reference2: np.ndarray | None
+    first_row: int
+
+
+def _state(system, body: int, q: np.ndarray, v: np.ndarray):
+    """(R, x, x', omega_global) of a body; ground at rest at the origin."""
+    if body == GROUND_INDEX:
+        return np.eye(3), np.zeros(3), np.zeros(3), np.zeros(3)
+    R, x, u, omega = body_state(system, body, q, v)
+    return R, x, u, R @ omega
+
+
+def _point(output: PointOutput, system, body: int, point: np.ndarray, direction: np.ndarray | None):
+    picks = [AXES[c] for c in output.components]
+
+    def evaluate(q, v, lam, t):
+        R, x, u, omega = _state(system, body, q, v)
+        r = R @ point
+        value = x + r if output.kind == "position" else u + np.cross(omega, r)
+        return [direction @ value] if direction is not None else value[picks]
+    return evaluate
+
+
+def _angular_velocity(output: AngularVelocityOutput, system, body: int):
+    picks = [AXES[c] for c in output.components]
+
+    def evaluate(q, v, lam, t):
+        R, _, _, omega = _state(system, body, q, v)
+        return (omega if output.frame == "global" else R.T @ omega)[picks]
+    return evaluate
+
+
+def _rotation(system, body: int):
+    def evaluate(q, v, lam, t):
+        return _state(system, body, q, v)[0].ravel()
+    return evaluate
+
+
+def _joint(output: JointOutput, system, frame: JointFrame):
+    picks = [AXES[c] for c in output.components]
+
+    def motion(q, v):
+        """Position of point2 along the axis from point1, and its rate (global axis)."""
+        R1, x1, u1, w1 = _state(system, frame.body1, q, v)
+        R2, x2, u2, w2 = _state(system, frame.body2, q, v)
+        axis = R1 @ frame.axis1
+        r1, r2 = R1 @ frame.point1, R2 @ frame.point2
+        separation = x2 + r2 - x1 - r1
+        rate = u2 + np.cross(w2, r2) - u1 - np.cross(w1, r1)
+        # d/dt (axis . separation) = (w1 x axis) . separation + axis . rate
+        return axis @ separation, np.cross(w1, axis) @ separation + axis @ rate
+
+    def evaluate(q, v, lam, t):
+        if output.kind == "joint_force":
+            # the joint's first rows hold two points together: M v' = g - B^T lambda, B = [I ...] on body 1
+            return -lam[frame.first_row:frame.first_row + 3][picks]
+        R1, _, _, w1 = _state(system, frame.body1, q, v)
+        R2, _, _, w2 = _state(system, frame.body2, q, v)
+        if output.kind == "joint_angle":    # body 1's rotation relative to body 2 about the axis
+            axis, first, second = R1 @ frame.axis1, R1 @ frame.reference1, R2 @ frame.reference2
+            return [np.arctan2(axis @ np.cross(second, first), second @ first)]
+        if output.kind == "joint_rate":
+            return [(R1 @ frame.axis1) @ (w1 - w2)]
+        displacement, rate = motion(q, v)
+        return [displacement] if output.kind == "joint_displacement" else [rate]
+    return evaluate
+
+
+def _energy(output: EnergyOutput, system):
+    def evaluate(q, v, lam, t):
+        kinetic = kinetic_energy(system, q, v) if output.part != "potential" else 0.0
+        potential = potential_energy(system, q, v) if output.part != "kinetic" else 0.0
+        return [kinetic + potential]
+    return evaluate
+
+
+def _power(system, element: int, body: int):
+    """Power of a torque element: torque . omega in its frame, ramped like the element."""
+    kind = int(system.force_int[element, F_TYPE])
+    p = system.force_real[element]
+
+    def evaluate(q, v, lam, t):
+        R, _, _, omega = _state(system, body, q, v)
+        ramp = 1.0
+        if kind == RAMP_BODY_TORQUE and p[RAMP_TIME] > 0.0:
+            ramp = min(t / p[RAMP_TIME], 1.0)
+        torque = p[TORQUE:TORQUE + 3] if kind == GLOBAL_TORQUE else R @ p[TORQUE:TORQUE + 3]
+        return [ramp * (torque @ omega)]
+    return evaluate
+
+
+def output_evaluator(mechanism: Any, system, index: Mapping[str, int], frames: list[JointFrame],
+                     torques: Mapping[str, int], values: Any) -> Callable:
+    """f(system, q, v, lam, t) -> the outputs of ``mechanism`` in order (the ``BuiltModel.outputs`` form)."""
+    joints = {joint_name(mechanism, k): frames[k] for k in range(len(frames))}
+    parts = []
+    for k, output in enumerate(mechanism.outputs):
+        field = f"outputs[{k}]"
+        if isinstance(output, PointOutput):
+            direction = None
+            if output.direction is not None:
+                direction = values.vector(output.direction, f"{field}.direction")
+                direction = direction / np.linalg.norm(direction) if np.linalg.norm(direction) > 0 else direction
+            parts.append(_point(output, system, index[output.body], values.vector(output.point, f"{field}.point"),
+                                direction))
+        elif isinstance(output, AngularVelocityOutput):
+            parts.append(_angular_velocity(output, system, index[output.body]))
+        elif isinstance(output, RotationOutput):
+            parts.append(_rotation(system, index[output.body]))
+        elif isinstance(output, JointOutput):
+            parts.append(_joint(output, system, joints[output.joint]))
+        elif isinstance(output, EnergyOutput):
+            parts.append(_energy(output, system))
+        elif isinstance(output, PowerOutput):
+            element = torques[output.force]
+            parts.append(_power(system, element, int(system.force_int[element, F_BODY])))
+
+    def outputs(sys, q, v, lam, t):
+        return np.concatenate([np.asarray(part(q, v, lam, t), dtype=float) for part in parts])
+    return outputs
