@@ -386,50 +386,38 @@ def repair(results_dir: Annotated[Path, typer.Argument(metavar="RESULTS_DIR", he
                f"'lgbench run {copy} --out {results_dir}' computes the dropped runs again")
 
 
+ModelArgument = Annotated[str, typer.Argument(metavar="MODEL", help="Model name ('lgbench list models') or a "
+                                                                 "mechanism file (*.yaml).")]
+FormulationOption = Annotated[str, typer.Option("--formulation", "-f", help="Rotation formulation.")]
+IntegratorOption = Annotated[str, typer.Option("--integrator", "-i", help="Time integrator.")]
+StepOption = Annotated[float, typer.Option("--step", help="Step size h.")]
+EndOption = Annotated[float, typer.Option("--t-end", help="End time.")]
+SetOption = Annotated[Assignments, typer.Option("--set", help="Parameter key=value, repeatable.")]
+OptionOption = Annotated[Assignments, typer.Option(help="Integrator option key=value, repeatable.")]
+"""The arguments of a single run on the command line (simulate, animate)."""
+
+
 @app.command()
 def simulate(
-        model: Annotated[str, typer.Argument(metavar="MODEL", help="Model name ('lgbench list models') or a "
-                                                               "mechanism file (*.yaml).")],
-        formulation: Annotated[str, typer.Option("--formulation", "-f", help="Rotation formulation.")],
-        integrator: Annotated[str, typer.Option("--integrator", "-i", help="Time integrator.")],
-        step: Annotated[float, typer.Option("--step", help="Step size h.")],
-        t_end: Annotated[float, typer.Option("--t-end", help="End time.")],
-        set_: Annotated[Assignments, typer.Option("--set", help="Parameter key=value, repeatable.")] = None,
-        option: Annotated[Assignments, typer.Option(help="Integrator option key=value, repeatable.")] = None,
+        model: ModelArgument,
+        formulation: FormulationOption,
+        integrator: IntegratorOption,
+        step: StepOption,
+        t_end: EndOption,
+        set_: SetOption = None,
+        option: OptionOption = None,
         samples: Annotated[int, typer.Option(help="Output samples for --csv.")] = 201,
         csv: Annotated[Path | None, typer.Option(help="Write the time series (t, outputs) here.")] = None,
         max_steps: Annotated[int | None, typer.Option(help="Step budget [default: 1e7].")] = None):
     """One run; prints status, steps, CPU time and the final outputs."""
     from lgbench.runner import bounds, single_run
-    from lgbench.runner.grid import as_items
-    from lgbench.runner.mechanism_file import is_mechanism_path, load_mechanism, mechanism_data
-    from lgbench.runner.study import check_name, check_parameters, integrators, model_named
     from lgbench.store import write_series
 
-    mechanism = None
-    if is_mechanism_path(model):
-        mechanism = mechanism_data(load_mechanism(model))
-        found = mechanism.model()
-        model = found.name
-    else:
-        found = model_named(model, field="MODEL")
-    check_name(formulation, list(found.formulations), f"formulation of model {model}", "--formulation")
-    check_name(integrator, sorted(integrators()), "integrator", "--integrator")
-    if not (math.isfinite(t_end) and 0 < t_end <= bounds.MAX_T_END):
-        raise InputError(f"must be a finite positive time, got {t_end:g}", field="--t-end",
-                         allowed=f"0 < t_end <= {bounds.MAX_T_END:g}")
     if not 1 <= samples <= bounds.MAX_SAMPLES:
         raise InputError(f"must lie in [1, {bounds.MAX_SAMPLES}], got {samples}", field="--samples")
-    _check_limits(None, max_steps)
     if csv is not None:
         _check_file_name(csv, "--csv", "a file name, e.g. top.csv")
-    bounds.check_steps(t_end, step, bounds.step_budget(max_steps), "--step")
-    params = _assignments(set_ or [], "--set")
-    check_parameters(found, params, "--set", separator=" ")
-    options = _assignments(option or [], "--option")
-    bounds.check_option_ranges(options, "--option")
-    spec = single_run.RunSpec(model, formulation, integrator, step, t_end, as_items(params), as_items(options),
-                              mechanism=mechanism)
+    spec = _run_spec(model, formulation, integrator, step, t_end, set_, option, max_steps)
     from lgbench.cli_progress import Interrupted, interruptible
 
     _announce_compilation()
@@ -450,6 +438,73 @@ def simulate(
             raise InputError("the run returned no time series", field="--csv")
         write_series(csv, result.series)
         typer.echo(f"time series: {csv}")
+
+
+def _run_spec(model: str, formulation: str, integrator: str, step: float, t_end: float, set_, option,
+              max_steps: int | None):
+    """The RunSpec of a command line's single run (simulate, animate), every argument checked."""
+    from lgbench.runner import bounds, single_run
+    from lgbench.runner.grid import as_items
+    from lgbench.runner.mechanism_file import is_mechanism_path, load_mechanism, mechanism_data
+    from lgbench.runner.study import check_name, check_parameters, integrators, model_named
+
+    mechanism = None
+    if is_mechanism_path(model):
+        mechanism = mechanism_data(load_mechanism(model))
+        found = mechanism.model()
+        model = found.name
+    else:
+        found = model_named(model, field="MODEL")
+    check_name(formulation, list(found.formulations), f"formulation of model {model}", "--formulation")
+    check_name(integrator, sorted(integrators()), "integrator", "--integrator")
+    if not (math.isfinite(t_end) and 0 < t_end <= bounds.MAX_T_END):
+        raise InputError(f"must be a finite positive time, got {t_end:g}", field="--t-end",
+                         allowed=f"0 < t_end <= {bounds.MAX_T_END:g}")
+    _check_limits(None, max_steps)
+    bounds.check_steps(t_end, step, bounds.step_budget(max_steps), "--step")
+    params = _assignments(set_ or [], "--set")
+    check_parameters(found, params, "--set", separator=" ")
+    options = _assignments(option or [], "--option")
+    bounds.check_option_ranges(options, "--option")
+    return single_run.RunSpec(model, formulation, integrator, step, t_end, as_items(params), as_items(options),
+                              mechanism=mechanism)
+
+
+@app.command()
+def animate(
+        model: ModelArgument,
+        formulation: FormulationOption,
+        integrator: IntegratorOption,
+        step: StepOption,
+        t_end: EndOption,
+        out: Annotated[Path, typer.Option("--out", help="motion.gif (animated image) or motion.html "
+                                                        "(self-contained viewer).")],
+        set_: SetOption = None,
+        option: OptionOption = None,
+        frames: Annotated[int, typer.Option(help="Frames, evenly spaced over [0, t_end].")] = 100,
+        view: Annotated[str, typer.Option(help="Projection: iso, xz, yz or xy.")] = "iso",
+        fps: Annotated[int, typer.Option(help="Frames per second.")] = 25,
+        max_steps: Annotated[int | None, typer.Option(help="Step budget [default: 1e7].")] = None):
+    """Draw a run's motion (bodies as sticks between their joints) as an animated GIF or an HTML viewer."""
+    from lgbench.plots.animation import FORMATS, VIEWS, animate as write_animation
+    from lgbench.runner.motion import motion_of
+
+    if not 2 <= frames <= 1000:
+        raise InputError(f"must lie in [2, 1000], got {frames}", field="--frames")
+    if not 1 <= fps <= 100:
+        raise InputError(f"must lie in [1, 100], got {fps}", field="--fps")
+    if view not in VIEWS:
+        raise InputError(f"unknown view '{view}'", field="--view", allowed=list(VIEWS))
+    _check_file_name(out, "--out", "a file name ending in " + " or ".join(FORMATS))
+    if out.suffix.lower() not in FORMATS:
+        raise InputError(f"cannot write an animation as '{out.suffix}'", field="--out", allowed=list(FORMATS))
+    spec = _run_spec(model, formulation, integrator, step, t_end, set_, option, max_steps)
+    _announce_compilation()
+    motion = motion_of(spec, frames)
+    if motion.status != "ok":
+        typer.echo(f"the run ended {motion.status} at t = {motion.times[-1]:g} s; drawing what was reached", err=True)
+    write_animation(motion, out, view, fps)
+    typer.echo(f"{out}: {motion.times.shape[0]} frames of {spec.describe()} ({view} view)")
 
 
 def _announce_compilation() -> None:
@@ -611,21 +666,32 @@ def reproduce(study_files: Annotated[list[Path], typer.Argument(metavar="STUDY.y
         raise typer.Exit(1)
 
 
-LIST_KINDS = ["models", "formulations", "integrators"]
+LIST_KINDS = ["models", "formulations", "integrators", "measures"]
 
 
 @app.command("list")
-def list_(kind: Annotated[str, typer.Argument(metavar="KIND", help="models, formulations or integrators")]):
-    """Names with one-line descriptions."""
+def list_(kind: Annotated[str, typer.Argument(metavar="KIND",
+                                              help="models, formulations, integrators or measures")]):
+    """Names with one-line descriptions; entries of plugins say which package they come from."""
+    from lgbench.plugins import BUILT_IN, origin
+    from lgbench.runner.error_measures import MEASURES
     from lgbench.runner.study import formulations, integrators, models
 
+    def source(group: str, name: str) -> str:
+        found = origin(group, name)
+        return "" if found == BUILT_IN else f"  [{found}]"
+
     if kind == "models":
-        rows = [(name, f"{model.description} [{', '.join(model.formulations)}]")
+        rows = [(name, f"{model.description} [{', '.join(model.formulations)}]{source('lgbench.models', name)}")
                 for name, model in models().items()]
     elif kind == "formulations":
         rows = list(formulations().items())
     elif kind == "integrators":
-        rows = [(name, f"{item.kind:<9} {item.description}") for name, item in integrators().items()]
+        rows = [(name, f"{item.kind:<9} {item.description}"
+                       f"{source('lgbench.integrators', name) or source('lgbench.tableaus', name)}")
+                for name, item in integrators().items()]
+    elif kind == "measures":
+        rows = [(name, f"{item.description}{source('lgbench.error_measures', name)}") for name, item in MEASURES.items()]
     else:
         raise InputError(f"unknown list '{kind}'", field="KIND", allowed=LIST_KINDS)
     width = max(len(name) for name, _ in rows) + 2 if rows else 0

@@ -252,3 +252,38 @@ def test_a_mechanism_file_lists_every_formulation_the_implicit_integrators_take(
     with pytest.raises(InputError, match="formulations"):
         validate_mechanism({**yaml.safe_load((MECHANISMS / "double_pendulum.yaml").read_text()),
                             "formulations": ["F1"]}, "x.yaml")
+
+
+def _sprung_pendulum(**overrides):
+    data = mechanism_data(load_mechanism(MECHANISMS / "sprung_pendulum.yaml"))
+    parameters = {**data.model().defaults, **overrides}
+    spec = RunSpec("sprung_pendulum", "RV", "RK44-index1", 2.5e-4, 0.5, params=tuple(sorted(
+        (key, tuple(value) if isinstance(value, list) else value) for key, value in parameters.items())),
+        mechanism=data)
+    run = run_single(spec, n_samples=51)
+    assert run.status == "ok", run.message
+    return run
+
+
+def test_line_springs_store_the_energy_their_forces_do_work_with():
+    """Undamped, unforced: the springs' potential 0.5 k (l - L0)^2 (mbs/invariants.py) and their forces
+    (mbs/loads.py) agree if the total energy stays constant; a constant global force on the bob adds
+    its work f . (x_bob - x_bob(0)). RK44 at h = 2.5e-4 over 0.5 s."""
+    still = dict(damping=0.0, wall_damping=0.0, push=0.0)
+    free = _sprung_pendulum(**still, pull=[0.0, 0.0, 0.0])
+    energy = np.asarray(free.series["energy"])
+    assert np.ptp(energy) <= 1e-7 * np.abs(energy).max()
+    assert np.ptp(free.series["bob_z"]) > 0.01                      # the bob bounces
+    pulled = _sprung_pendulum(**still, pull=[0.0, 2.0, 0.0])
+    work = 2.0 * (np.asarray(pulled.series["bob_y"]) - pulled.series["bob_y"][0])
+    balance = np.asarray(pulled.series["energy"]) - work
+    assert np.ptp(balance) <= 1e-7 * np.abs(balance).max()
+    assert np.ptp(work) > 1e-3
+
+
+def test_dampers_and_the_follower_force_change_the_energy_as_they_should():
+    """With damping and no forces the energy only decreases; the ramped follower force then changes it."""
+    damped = _sprung_pendulum(push=0.0, pull=[0.0, 0.0, 0.0])
+    assert np.all(np.diff(np.asarray(damped.series["energy"])) <= 1e-9)
+    pushed = _sprung_pendulum(pull=[0.0, 0.0, 0.0])
+    assert abs(pushed.final_outputs["energy"] - damped.final_outputs["energy"]) > 1e-3

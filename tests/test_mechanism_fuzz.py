@@ -12,22 +12,10 @@ from hypothesis import strategies as st
 from lgbench.exceptions import InputError
 from lgbench.mechanisms.build import mechanism_model
 from lgbench.runner.mechanism_file import load_mechanism
+from test_shipped_study_fuzz import field_paths
 
 FILES = sorted((Path(__file__).resolve().parent.parent / "studies" / "mechanisms").glob("*.yaml"))
 DOCUMENTS = {path.name: yaml.safe_load(path.read_text()) for path in FILES}
-
-
-def field_paths(node, prefix=()):
-    """Every mapping key and list index of a document, at every depth."""
-    if isinstance(node, dict):
-        items = node.items()
-    elif isinstance(node, list):
-        items = enumerate(node)
-    else:
-        return
-    for key, value in items:
-        yield prefix + (key,)
-        yield from field_paths(value, prefix + (key,))
 
 
 # the V8 is left out of the fuzz of its many bodies' fields (17 bodies, 25 joints: each case would

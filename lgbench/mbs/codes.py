@@ -40,6 +40,8 @@ class ForceType(IntEnum):
     RAMP_BODY_TORQUE = 4       # body-frame torque ramped linearly to a constant
     JOINT_PD = 5               # PD controller / rotational spring-damper on a revolute joint
     EP_NORM_RATE_TORQUE = 6    # -2 (e.e') J omega on an EP body: paper 004 eq. (9) form of the EP equations
+    LINE_SPRING_DAMPER = 7     # spring-damper along the line between a point of a body and one of another (or ground)
+    POINT_FORCE = 8            # force at a point of a body, global or in the body frame, optionally ramped
     MANUFACTURED_LOAD = 16     # loads of the manufactured solution of paper 003 (lgbench/mbs/manufactured.py)
 
 
@@ -64,6 +66,15 @@ PD_KP = 9                  # gains Kp and Kd;
 PD_KD = 10
 PD_SETPOINT_KIND = 11      # the set-point trajectory kind and its three parameters (lgbench/mbs/trajectories.py)
 PD_SETPOINT = 12
+LINE_POINT1 = 0            # LINE_SPRING_DAMPER between ``body`` and ``other`` (-1 = ground): [0:3] point of body,
+LINE_POINT2 = 3            # [3:6] point of other (body frames; global for ground),
+LINE_STIFFNESS = 6         # stiffness k, damping d and rest length L0: force -(k (l - L0) + d l') along the line
+LINE_DAMPING = 7           # from the other point to the body's point, and its opposite on the other
+LINE_REST_LENGTH = 8
+FORCE_VECTOR = 0           # POINT_FORCE: [0:3] the force (global, or body frame if FORCE_IN_BODY_FRAME > 0),
+FORCE_POINT = 3            # [3:6] its point of application (body frame),
+FORCE_IN_BODY_FRAME = 6    # 1: a follower force (body frame), 0: global,
+FORCE_RAMP_TIME = 7        # force * min(t / ramp time, 1); <= 0: full force at once
 
 
 class JointPrimitive(IntEnum):
@@ -145,7 +156,7 @@ _STATUS_MESSAGES = {
 FREE, FIXED_POINT = map(int, BodyKind)
 RV, RXYZ, F1, EP_F1, EP, SE3 = map(int, Formulation)
 (GRAVITY, BODY_TORQUE, GLOBAL_TORQUE, POINT_SPRING_DAMPER, RAMP_BODY_TORQUE, JOINT_PD, EP_NORM_RATE_TORQUE,
- MANUFACTURED_LOAD) = map(int, ForceType)
+ LINE_SPRING_DAMPER, POINT_FORCE, MANUFACTURED_LOAD) = map(int, ForceType)
 COINCIDENT, PERPENDICULAR, POINT_ON_LINE, BODY_FRAME_POINT, DISTANCE = map(int, JointPrimitive)
 REVOLUTE, PRISMATIC = map(int, ChainJoint)
 CONSTANT, BANG_BANG = map(int, Setpoint)

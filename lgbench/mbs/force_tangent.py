@@ -40,14 +40,15 @@ from lgbench.mbs.banded import BODY_BLOCK
 from lgbench.mbs.chain import K_WIDTH
 from lgbench.mbs.chain_tangent import chain_force_tangent
 from lgbench.mbs.codes import (
-    BODY_TORQUE, EP, EP_NORM_RATE_TORQUE, FREE, F_BODY, F_OTHER, F_TYPE, GLOBAL_TORQUE, GRAVITY,
-    GRAVITY_ACCELERATION, JOINT_PD, MANUFACTURED_LOAD, PD_AXIS, PD_KD, PD_KP, PD_REFERENCE1, PD_REFERENCE2,
-    POINT_SPRING_DAMPER, RAMP_BODY_TORQUE, RV, RXYZ, SE3, SPRING_BODY_POINT, SPRING_DAMPING, SPRING_GROUND_POINT,
-    SPRING_STIFFNESS, TORQUE,
+    BODY_TORQUE, EP, EP_NORM_RATE_TORQUE, FORCE_IN_BODY_FRAME, FORCE_POINT, FORCE_RAMP_TIME, FORCE_VECTOR, FREE,
+    F_BODY, F_OTHER, F_TYPE, GLOBAL_TORQUE, GRAVITY, GRAVITY_ACCELERATION, JOINT_PD, LINE_DAMPING, LINE_POINT1,
+    LINE_POINT2, LINE_REST_LENGTH, LINE_SPRING_DAMPER, LINE_STIFFNESS, MANUFACTURED_LOAD, PD_AXIS, PD_KD, PD_KP,
+    PD_REFERENCE1, PD_REFERENCE2, POINT_FORCE, POINT_SPRING_DAMPER, RAMP_BODY_TORQUE, RV, RXYZ, SE3,
+    SPRING_BODY_POINT, SPRING_DAMPING, SPRING_GROUND_POINT, SPRING_STIFFNESS, TORQUE,
 )
 from lgbench.mbs.constraints import _body_rotation, _cross3, _dot3, _rotate, _rotate_back, rate_map_entries
 from lgbench.mbs.dynamics import euler_moment
-from lgbench.mbs.loads import _add_point_spring_damper, inertia_apply, joint_pd_torque, other_load
+from lgbench.mbs.loads import _add_point_spring_damper, inertia_apply, joint_pd_torque, other_load, point_motion
 from lgbench.mbs.manufactured import manufactured_load
 from lgbench.mbs.pose import _vec3, body_angular_velocity, rotation_start
 from lgbench.mbs.system import B_COM, B_FORM, B_INERTIA, B_KIND, B_MASS, B_NV, B_QSTART, B_VSTART, GROUND
@@ -55,9 +56,9 @@ from lgbench.mbs.system import B_COM, B_FORM, B_INERTIA, B_KIND, B_MASS, B_NV, B
 WRENCH = 6              # [f (global); tau (body frame)], or [x; Pi], or [u; omega]
 POSITION, VELOCITY_OF_Z, VELOCITY_OF_V = range(3)   # the kinematic sensitivities P, Vz, Vv
 DIFFERENTIATED = frozenset({GRAVITY, BODY_TORQUE, GLOBAL_TORQUE, POINT_SPRING_DAMPER, RAMP_BODY_TORQUE, JOINT_PD,
-                            EP_NORM_RATE_TORQUE, MANUFACTURED_LOAD})
+                            EP_NORM_RATE_TORQUE, LINE_SPRING_DAMPER, POINT_FORCE, MANUFACTURED_LOAD})
 """The force elements ``force_tangent`` differentiates; a system with any other falls back to finite differences."""
-LOADS = frozenset({GRAVITY, BODY_TORQUE, GLOBAL_TORQUE, RAMP_BODY_TORQUE, MANUFACTURED_LOAD})
+LOADS = frozenset({GRAVITY, BODY_TORQUE, GLOBAL_TORQUE, RAMP_BODY_TORQUE, POINT_FORCE, MANUFACTURED_LOAD})
 """The elements that are applied loads in paper 000's code (its Load items, as opposed to objects and connectors):
 with the integrator option ``loads_jacobian = false`` their derivatives stay out of K_t and C_t, as that code
 leaves them out by default (``timeIntegration.computeLoadsJacobian = 0``; docs/notes/exudyn_newton.md)."""
@@ -535,6 +536,107 @@ def _joint_pd(sys, k, q, v, t, rotation, kinematics, E, slot, tw, Kg, Cg):
                     Kg, Cg, True, True)
 
 
+@njit(inline="always")
+def _line_force_apply(e, w, l, k, c, s, x, y):
+    """A x + B y (``_line_spring_damper``): A x = -e (k e.x + c w.x / l) + s (x - e (e.x)) / l for a change x
+    of d, B y = -c e (e.y) for a change y of the relative velocity."""
+    ex, wx, ey = _dot3(e, x), _dot3(w, x), _dot3(e, y)
+    return (-e[0] * (k * ex + c * wx / l) + s * (x[0] - e[0] * ex) / l - c * e[0] * ey,
+            -e[1] * (k * ex + c * wx / l) + s * (x[1] - e[1] * ex) / l - c * e[1] * ey,
+            -e[2] * (k * ex + c * wx / l) + s * (x[2] - e[2] * ex) / l - c * e[2] * ey)
+
+
+@njit(cache=True)
+def _line_spring_damper(sys, k, q, v, rotation, kinematics, E, slot, tw, Kg, Cg, damper_position):
+    """LINE_SPRING_DAMPER between body 1 (``F_BODY``) and body 2 (``F_OTHER`` or ground): f = s e on body 1's
+    point b1 and -f on body 2's b2, with d = p1 - p2 = l e, s = -(k (l - L0) + c l'), l' = e . (v1 - v2)
+    (``loads``). With w = (I - e e^T)(v1 - v2): df = A dd + B d(v1 - v2), A = -e (k e + c w / l)^T + s (I - e e^T) / l,
+    B = -c e e^T. Body j (sign sigma_1 = 1, sigma_2 = -1) moves d by sigma_j [I, R_j (e_c x b_j)] along
+    [x_j, Pi_j] and the relative velocity by sigma_j [0, R_j (e_c x (omega_j x b_j))] (left out without
+    ``damper_position``, as the point damper's) and by sigma_j [I, R_j (e_c x b_j)] along [u_j, omega_j];
+    body j's torque b_j x R_j^T F_j adds b_j~ (R_j^T F_j)~ dPi_j."""
+    body_int = sys.body_int
+    p = sys.force_real[k]
+    first, second = sys.force_int[k, F_BODY], sys.force_int[k, F_OTHER]
+    b1 = (p[LINE_POINT1], p[LINE_POINT1 + 1], p[LINE_POINT1 + 2])
+    b2 = (p[LINE_POINT2], p[LINE_POINT2 + 1], p[LINE_POINT2 + 2])
+    p1, v1 = point_motion(sys, first, q, v, b1)
+    p2, v2 = point_motion(sys, second, q, v, b2)
+    d = (p1[0] - p2[0], p1[1] - p2[1], p1[2] - p2[2])
+    l = np.sqrt(_dot3(d, d))
+    if l == 0.0:
+        return
+    e = (d[0] / l, d[1] / l, d[2] / l)
+    dv = (v1[0] - v2[0], v1[1] - v2[1], v1[2] - v2[2])
+    edv = _dot3(e, dv)
+    w = (dv[0] - e[0] * edv, dv[1] - e[1] * edv, dv[2] - e[2] * edv)
+    kk, cc = p[LINE_STIFFNESS], p[LINE_DAMPING]
+    s = -(kk * (l - p[LINE_REST_LENGTH]) + cc * edv)
+    via = 1.0 if damper_position else 0.0
+    Lp, Lv = tw.Lp, tw.Lv
+    for target in range(2):
+        a = first if target == 0 else second
+        if a == GROUND:
+            continue
+        ba = b1 if target == 0 else b2
+        sa = 1.0 if target == 0 else -1.0
+        Ra = _rotation_of(rotation, a)
+        RaF = _rotate_back(Ra, (sa * s * e[0], sa * s * e[1], sa * s * e[2]))
+        for source in range(2):
+            j = first if source == 0 else second
+            if j == GROUND:
+                continue
+            bj = b1 if source == 0 else b2
+            sj = sa * (1.0 if source == 0 else -1.0)
+            Rj = _rotation_of(rotation, j)
+            qr, vr = rotation_start(body_int, j)
+            wj = _cross3(body_angular_velocity(body_int[j, B_FORM], q, qr, v, vr), bj)
+            Lp[:, :] = 0.0
+            Lv[:, :] = 0.0
+            for col in range(WRENCH):
+                if col < 3:
+                    move = _unit(col)
+                    turn = (0.0, 0.0, 0.0)
+                else:
+                    move = _rotate(Rj, _cross3(_unit(col - 3), bj))
+                    turn = _rotate(Rj, _cross3(_unit(col - 3), wj))
+                    turn = (via * turn[0], via * turn[1], via * turn[2])
+                fp = _line_force_apply(e, w, l, kk, cc, s, move, turn)
+                em = _dot3(e, move)
+                fv = (-cc * e[0] * em, -cc * e[1] * em, -cc * e[2] * em)
+                for r in range(3):
+                    Lp[r, col] = sj * fp[r]
+                    Lv[r, col] = sj * fv[r]
+                tp = _rotate_back(Ra, (Lp[0, col], Lp[1, col], Lp[2, col]))
+                if source == target and col >= 3:
+                    extra = _cross3(RaF, _unit(col - 3))
+                    tp = (tp[0] + extra[0], tp[1] + extra[1], tp[2] + extra[2])
+                tp = _cross3(ba, tp)
+                tv = _cross3(ba, _rotate_back(Ra, (Lv[0, col], Lv[1, col], Lv[2, col])))
+                Lp[3, col], Lp[4, col], Lp[5, col] = tp[0], tp[1], tp[2]
+                Lv[3, col], Lv[4, col], Lv[5, col] = tv[0], tv[1], tv[2]
+            _add_wrench(body_int, slot, a, j, kinematics, E, Lp, Lv, tw.Wz, tw.Wv, Kg, Cg, False, damper_position)
+
+
+@njit(inline="always")
+def _point_force(force_real, k, t, R, Lp):
+    """POINT_FORCE F at the body point b: global F gives the torque b x R^T F, d tau/dPi = b~ (R^T F)~; a
+    follower force F = R F_b gives a constant torque and dF/dPi column c = R (e_c x F_b)."""
+    factor = 1.0 if force_real[k, FORCE_RAMP_TIME] <= 0.0 else min(t / force_real[k, FORCE_RAMP_TIME], 1.0)
+    f = (factor * force_real[k, FORCE_VECTOR], factor * force_real[k, FORCE_VECTOR + 1],
+         factor * force_real[k, FORCE_VECTOR + 2])
+    b = (force_real[k, FORCE_POINT], force_real[k, FORCE_POINT + 1], force_real[k, FORCE_POINT + 2])
+    follower = force_real[k, FORCE_IN_BODY_FRAME] > 0.0
+    RTf = f if follower else _rotate_back(R, f)
+    for c in range(3):
+        if follower:
+            column = _rotate(R, _cross3(_unit(c), f))
+            Lp[0, 3 + c], Lp[1, 3 + c], Lp[2, 3 + c] = column[0], column[1], column[2]
+        else:
+            torque = _cross3(b, _cross3(RTf, _unit(c)))
+            Lp[3, 3 + c], Lp[4, 3 + c], Lp[5, 3 + c] = torque[0], torque[1], torque[2]
+
+
 @njit(cache=True)
 def _ep_norm_rate(body_int, body_real, slot, i, q, v, kinematics, E, tw, Kg, Cg):
     """tau = -2 (e . e') J omega (EP_NORM_RATE_TORQUE): a function of e and e' directly."""
@@ -563,7 +665,7 @@ def _ep_norm_rate(body_int, body_real, slot, i, q, v, kinematics, E, tw, Kg, Cg)
 def _is_load(ftype):
     """``ftype`` is one of ``LOADS``."""
     return (ftype == GRAVITY or ftype == BODY_TORQUE or ftype == GLOBAL_TORQUE or ftype == RAMP_BODY_TORQUE
-            or ftype == MANUFACTURED_LOAD)
+            or ftype == POINT_FORCE or ftype == MANUFACTURED_LOAD)
 
 
 @njit(cache=True)
@@ -631,6 +733,9 @@ def force_tangent_inline(sys, q, v, t, force, torque, tw, Kg, Cg, with_loads, wi
         if ftype == JOINT_PD:
             _joint_pd(sys, k, q, v, t, rotation, kinematics, E, slot, tw, Kg, Cg)
             continue
+        if ftype == LINE_SPRING_DAMPER:
+            _line_spring_damper(sys, k, q, v, rotation, kinematics, E, slot, tw, Kg, Cg, with_damper_position)
+            continue
         if ftype == EP_NORM_RATE_TORQUE:
             if form == EP:
                 _ep_norm_rate(body_int, body_real, slot, i, q, v, kinematics, E, tw, Kg, Cg)
@@ -646,11 +751,14 @@ def force_tangent_inline(sys, q, v, t, force, torque, tw, Kg, Cg, with_loads, wi
                                                  force_real[k, TORQUE + 2])), 1.0)
         elif ftype == POINT_SPRING_DAMPER:
             _point_spring_damper(body_int, force_real, k, i, form, q, v, R, Lp, Lv, with_damper_position)
+        elif ftype == POINT_FORCE:
+            _point_force(force_real, k, t, R, Lp)
         elif ftype == MANUFACTURED_LOAD:
             _, couple = manufactured_load(body_real[i, B_MASS],
                                           body_real[i, B_INERTIA:B_INERTIA + 9].reshape(3, 3), force_real[k], t)
             _add_skew(Lp, 3, 3, _rotate_back(R, (couple[0], couple[1], couple[2])), 1.0)
         _add_wrench(body_int, slot, i, i, kinematics, E, Lp, Lv, tw.Wz, tw.Wv, Kg, Cg,
-                    ftype != POINT_SPRING_DAMPER, ftype != POINT_SPRING_DAMPER or with_damper_position)
+                    ftype != POINT_SPRING_DAMPER and ftype != POINT_FORCE,
+                    ftype != POINT_SPRING_DAMPER or with_damper_position)
     if sys.chain_int.shape[0] > 0:
         chain_force_tangent(sys, q, v, tw.chain, tw.chain_tangent, tw.chain_torque, slot, Kg, Cg)

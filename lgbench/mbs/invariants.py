@@ -4,12 +4,12 @@ import numpy as np
 
 from lgbench.mbs.chain import chain_kinetic_energy, chain_potential_energy
 from lgbench.mbs.codes import (
-    FREE, F_BODY, F_TYPE, GRAVITY, GRAVITY_ACCELERATION, POINT_SPRING_DAMPER, SPRING_BODY_POINT, SPRING_GROUND_POINT,
-    SPRING_STIFFNESS,
+    FREE, F_BODY, F_OTHER, F_TYPE, GRAVITY, GRAVITY_ACCELERATION, LINE_POINT1, LINE_POINT2, LINE_REST_LENGTH,
+    LINE_SPRING_DAMPER, LINE_STIFFNESS, POINT_SPRING_DAMPER, SPRING_BODY_POINT, SPRING_GROUND_POINT, SPRING_STIFFNESS,
 )
 from lgbench.mbs.dense import cross, mat3_vec
 from lgbench.mbs.pose import body_com, body_point_motion, body_state
-from lgbench.mbs.system import B_INERTIA, B_KIND, B_MASS
+from lgbench.mbs.system import B_INERTIA, B_KIND, B_MASS, GROUND
 
 
 @njit(cache=True)
@@ -26,7 +26,7 @@ def kinetic_energy(sys, q, v):
 
 @njit(cache=True)
 def potential_energy(sys, q, v):
-    """Potential of the conservative loads (gravity, springs)."""
+    """Potential of the conservative loads (gravity, springs: per axis to ground, along a line)."""
     e = 0.0
     for k in range(sys.force_int.shape[0]):
         i = sys.force_int[k, F_BODY]
@@ -38,6 +38,13 @@ def potential_energy(sys, q, v):
             position, _ = body_point_motion(sys, i, q, v, p[SPRING_BODY_POINT:SPRING_BODY_POINT + 3])
             for j in range(3):
                 e += 0.5 * p[SPRING_STIFFNESS + j] * (position[j] - p[SPRING_GROUND_POINT + j]) ** 2
+        elif sys.force_int[k, F_TYPE] == LINE_SPRING_DAMPER:
+            first, _ = body_point_motion(sys, i, q, v, p[LINE_POINT1:LINE_POINT1 + 3])
+            other = sys.force_int[k, F_OTHER]
+            second = p[LINE_POINT2:LINE_POINT2 + 3].copy()
+            if other != GROUND:
+                second, _ = body_point_motion(sys, other, q, v, second)
+            e += 0.5 * p[LINE_STIFFNESS] * (np.linalg.norm(first - second) - p[LINE_REST_LENGTH]) ** 2
     return e + chain_potential_energy(sys, q, v)
 
 

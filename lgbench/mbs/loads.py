@@ -3,7 +3,8 @@
 ``elementary_loads`` evaluates gravity, constant torques and point spring-dampers (the hot path of
 every integrator, also on the cached rotations of ``rigid_stage_coordinates``); ``other_load`` the
 rest: PD joint controllers with their set-point trajectories, ramped torques, the EP norm-rate
-torque of paper 004 eq. 9, the manufactured loads of paper 003. All but the manufactured loads (a
+torque of paper 004 eq. 9, spring-dampers along the line between two bodies' points, point forces,
+the manufactured loads of paper 003. All but the manufactured loads (a
 function of time only) allocate nothing. Parameters are read by the column names of
 lgbench/mbs/codes.py.
 """
@@ -13,10 +14,11 @@ from numba import njit
 
 from lgbench.lie.euler_parameters import rotation_ep_transpose_apply
 from lgbench.mbs.codes import (
-    BODY_TORQUE, EP, EP_NORM_RATE_TORQUE, FREE, F_BODY, F_OTHER, F_TYPE, GLOBAL_TORQUE, GRAVITY, GRAVITY_ACCELERATION,
-    JOINT_PD, MANUFACTURED_LOAD, PD_AXIS, PD_KD, PD_KP, PD_REFERENCE1, PD_REFERENCE2, PD_SETPOINT, PD_SETPOINT_KIND,
-    POINT_SPRING_DAMPER, RAMP_BODY_TORQUE, RAMP_TIME, RV, SE3, SPRING_BODY_POINT, SPRING_DAMPING, SPRING_GROUND_POINT,
-    SPRING_STIFFNESS, TORQUE,
+    BODY_TORQUE, EP, EP_NORM_RATE_TORQUE, FORCE_IN_BODY_FRAME, FORCE_POINT, FORCE_RAMP_TIME, FORCE_VECTOR, FREE, F_BODY,
+    F_OTHER, F_TYPE, GLOBAL_TORQUE, GRAVITY, GRAVITY_ACCELERATION, JOINT_PD, LINE_DAMPING, LINE_POINT1, LINE_POINT2,
+    LINE_REST_LENGTH, LINE_SPRING_DAMPER, LINE_STIFFNESS, MANUFACTURED_LOAD, PD_AXIS, PD_KD, PD_KP, PD_REFERENCE1,
+    PD_REFERENCE2, PD_SETPOINT, PD_SETPOINT_KIND, POINT_FORCE, POINT_SPRING_DAMPER, RAMP_BODY_TORQUE, RAMP_TIME, RV,
+    SE3, SPRING_BODY_POINT, SPRING_DAMPING, SPRING_GROUND_POINT, SPRING_STIFFNESS, TORQUE,
 )
 from lgbench.mbs.constraints import _body_rotation, _cross3, _dot3, _rotate, _rotate_back
 from lgbench.mbs.dense import mat3t_vec
@@ -151,8 +153,8 @@ def other_loads(sys, first, q, v, t, force, torque):
 @njit(inline="always")
 def other_load(sys, k, q, v, t, force, torque):
     """Force element k of the types ``elementary_loads`` leaves out (PD controllers, ramped torques, the EP
-    norm-rate torque, manufactured loads). Allocation-free except for the manufactured loads (functions
-    of time only)."""
+    norm-rate torque, line spring-dampers, point forces, manufactured loads). Allocation-free except for
+    the manufactured loads (functions of time only)."""
     ftype = sys.force_int[k, F_TYPE]
     i = sys.force_int[k, F_BODY]
     p = sys.force_real[k]
@@ -172,12 +174,72 @@ def other_load(sys, k, q, v, t, force, torque):
         norm_rate = q[qr] * v[vr] + q[qr + 1] * v[vr + 1] + q[qr + 2] * v[vr + 2] + q[qr + 3] * v[vr + 3]
         omega = body_angular_velocity(form, q, qr, v, vr)
         _add_body_torque(torque, i, inertia_apply(sys.body_real, i, omega), -2.0 * norm_rate)
+    elif ftype == LINE_SPRING_DAMPER:
+        other = sys.force_int[k, F_OTHER]
+        b1 = (p[LINE_POINT1], p[LINE_POINT1 + 1], p[LINE_POINT1 + 2])
+        b2 = (p[LINE_POINT2], p[LINE_POINT2 + 1], p[LINE_POINT2 + 2])
+        p1, v1 = point_motion(sys, i, q, v, b1)
+        p2, v2 = point_motion(sys, other, q, v, b2)
+        d = (p1[0] - p2[0], p1[1] - p2[1], p1[2] - p2[2])
+        length = math.sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2])
+        if length > 0.0:
+            e = (d[0] / length, d[1] / length, d[2] / length)
+            rate = e[0] * (v1[0] - v2[0]) + e[1] * (v1[1] - v2[1]) + e[2] * (v1[2] - v2[2])
+            s = -(p[LINE_STIFFNESS] * (length - p[LINE_REST_LENGTH]) + p[LINE_DAMPING] * rate)
+            f = (s * e[0], s * e[1], s * e[2])
+            _add_point_force(sys, q, force, torque, i, b1, f, 1.0)
+            _add_point_force(sys, q, force, torque, other, b2, f, -1.0)
+    elif ftype == POINT_FORCE:
+        factor = 1.0 if p[FORCE_RAMP_TIME] <= 0.0 else min(t / p[FORCE_RAMP_TIME], 1.0)
+        f = (p[FORCE_VECTOR], p[FORCE_VECTOR + 1], p[FORCE_VECTOR + 2])
+        if p[FORCE_IN_BODY_FRAME] > 0.0:
+            f = from_body_frame(form, q, qr, f)
+        _add_point_force(sys, q, force, torque, i, (p[FORCE_POINT], p[FORCE_POINT + 1], p[FORCE_POINT + 2]), f,
+                         factor)
     elif ftype == MANUFACTURED_LOAD:
         R = rotation_matrix(form, q[qr:qr + rotation_size(form)])
         f, couple = manufactured_load(sys.body_real[i, B_MASS],
                                       sys.body_real[i, B_INERTIA:B_INERTIA + 9].reshape(3, 3), p, t)
         force[i] += f
         torque[i] += mat3t_vec(R, couple)
+
+
+@njit(inline="always")
+def point_motion(sys, i, q, v, b):
+    """(position, velocity) of the point b (body frame) of body i, global, as tuples; for ground (i = -1)
+    the fixed global point b."""
+    if i == GROUND:
+        return (b[0], b[1], b[2]), (0.0, 0.0, 0.0)
+    form = sys.body_int[i, B_FORM]
+    qr, vr = _rot_start(sys, i)
+    Rb = from_body_frame(form, q, qr, b)
+    w0, w1, w2 = body_angular_velocity(form, q, qr, v, vr)
+    Rwb = from_body_frame(form, q, qr, (w1 * b[2] - w2 * b[1], w2 * b[0] - w0 * b[2], w0 * b[1] - w1 * b[0]))
+    x = (0.0, 0.0, 0.0)
+    u = (0.0, 0.0, 0.0)
+    if sys.body_int[i, B_KIND] == FREE:
+        x = _vec3(q, sys.body_int[i, B_QSTART])
+        u = _vec3(v, sys.body_int[i, B_VSTART])
+        if form == SE3:
+            u = from_body_frame(form, q, qr, u)
+    return ((x[0] + Rb[0], x[1] + Rb[1], x[2] + Rb[2]), (u[0] + Rwb[0], u[1] + Rwb[1], u[2] + Rwb[2]))
+
+
+@njit(inline="always")
+def _add_point_force(sys, q, force, torque, i, b, f, factor):
+    """factor f (global) acting at the point b (body frame) of body i: force[i] += factor f at the reference
+    point, torque[i] += b x R^T (factor f); nothing for ground (i = -1)."""
+    if i == GROUND:
+        return
+    form = sys.body_int[i, B_FORM]
+    qr, _ = _rot_start(sys, i)
+    if sys.body_int[i, B_KIND] == FREE:
+        for j in range(3):
+            force[i, j] += factor * f[j]
+    f0, f1, f2 = to_body_frame(form, q, qr, f)
+    torque[i, 0] += factor * (b[1] * f2 - b[2] * f1)
+    torque[i, 1] += factor * (b[2] * f0 - b[0] * f2)
+    torque[i, 2] += factor * (b[0] * f1 - b[1] * f0)
 
 
 @njit(inline="always")

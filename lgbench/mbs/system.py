@@ -17,9 +17,10 @@ import numpy as np
 
 from lgbench.exceptions import InputError
 from lgbench.mbs.codes import (
-    BODY_FRAME_POINT, COINCIDENT, DISTANCE, FORCE_INT_WIDTH, FORCE_REAL_WIDTH, FREE, JOINT_PD, JointPrimitive, PD_AXIS,
-    PD_KD, PD_KP, PD_REFERENCE1, PD_REFERENCE2, PD_SETPOINT, PD_SETPOINT_KIND, PERPENDICULAR, POINT_ON_LINE,
-    POINT_SPRING_DAMPER,
+    BODY_FRAME_POINT, COINCIDENT, DISTANCE, FORCE_IN_BODY_FRAME, FORCE_INT_WIDTH, FORCE_POINT, FORCE_RAMP_TIME,
+    FORCE_REAL_WIDTH, FORCE_VECTOR, FREE, JOINT_PD, LINE_DAMPING, LINE_POINT1, LINE_POINT2, LINE_REST_LENGTH,
+    LINE_SPRING_DAMPER, LINE_STIFFNESS, POINT_FORCE, JointPrimitive, PD_AXIS, PD_KD, PD_KP, PD_REFERENCE1,
+    PD_REFERENCE2, PD_SETPOINT, PD_SETPOINT_KIND, PERPENDICULAR, POINT_ON_LINE, POINT_SPRING_DAMPER,
 )
 from lgbench.mbs.formulations import FORMULATION_CODES, ROTATION_COORDINATES, ROTATION_VELOCITIES
 
@@ -234,6 +235,31 @@ class SystemBuilder:
             raise InputError("spring stiffness and damping must be non-negative", field="stiffness")
         values = np.concatenate([stiffness, damping, np.asarray(point, float), np.asarray(ground_point, float)])
         return self.add_force(POINT_SPRING_DAMPER, body, values)
+
+    def add_line_spring_damper(self, body: int, point, other: int, other_point, stiffness: float, damping: float,
+                               rest_length: float) -> int:
+        """Spring-damper along the line between ``point`` (body frame of ``body``) and ``other_point`` (body
+        frame of ``other``; global for ground): force -(k (l - L0) + d l') e on the body's point, e the unit
+        vector from the other point, and its opposite on the other's."""
+        if not all(np.isfinite(x) and x >= 0.0 for x in (stiffness, damping, rest_length)):
+            raise InputError("stiffness, damping and rest length must be non-negative", field="stiffness")
+        if body == other:
+            raise InputError("a spring-damper connects two different bodies", field="other")
+        values = np.zeros(FORCE_REAL_WIDTH)
+        values[LINE_POINT1:LINE_POINT1 + 3] = np.asarray(point, dtype=float)
+        values[LINE_POINT2:LINE_POINT2 + 3] = np.asarray(other_point, dtype=float)
+        values[LINE_STIFFNESS], values[LINE_DAMPING], values[LINE_REST_LENGTH] = stiffness, damping, rest_length
+        return self.add_force(LINE_SPRING_DAMPER, body, values, other=other)
+
+    def add_point_force(self, body: int, force, point=(0.0, 0.0, 0.0), body_frame: bool = False,
+                        ramp_time: float = 0.0) -> int:
+        """A force at ``point`` (body frame) of ``body``: global, or a follower force given in the body frame;
+        ramped linearly from 0 over ``ramp_time`` (0: at once)."""
+        values = np.zeros(FORCE_REAL_WIDTH)
+        values[FORCE_VECTOR:FORCE_VECTOR + 3] = np.asarray(force, dtype=float)
+        values[FORCE_POINT:FORCE_POINT + 3] = np.asarray(point, dtype=float)
+        values[FORCE_IN_BODY_FRAME], values[FORCE_RAMP_TIME] = float(body_frame), ramp_time
+        return self.add_force(POINT_FORCE, body, values)
 
     @property
     def n_chain_rows(self) -> int:

@@ -26,7 +26,8 @@ from lgbench.mbs.system import B_NV, B_VSTART, GROUND as GROUND_INDEX, SystemBui
 from lgbench.mechanisms import expressions
 from lgbench.mechanisms.outputs import JointFrame, output_evaluator
 from lgbench.mechanisms.schema import (
-    GROUND, Gravity, Mechanism, PDController, PointSpringDamper, Torque, force_name, joint_name, output_names,
+    GROUND, Gravity, Mechanism, PDController, PointForce, PointSpringDamper, SpringDamper, Torque, force_name,
+    joint_name, output_names,
 )
 from lgbench.models.base import BuiltModel, Model
 
@@ -237,6 +238,30 @@ def _add_force(builder: SystemBuilder, mechanism: Mechanism, k: int, index, pose
             ramp = values.scalar(force.ramp_time, f"{field}.ramp_time")
             return builder.add_force(RAMP_BODY_TORQUE, index[force.body], np.concatenate([torque, [ramp]]))
         return builder.add_force(BODY_TORQUE if force.frame == "body" else GLOBAL_TORQUE, index[force.body], torque)
+    if isinstance(force, SpringDamper):
+        ends = [(force.body1, "point1"), (force.body2, "point2")]
+        if force.body1 == GROUND:      # the builder's first body is a body
+            ends.reverse()
+        (body, first_field), (other, second_field) = ends
+        points = []
+        for name, point_field in ends:
+            point = values.vector(getattr(force, point_field), f"{field}.{point_field}")
+            points.append(poses[name].local_point(point) if force.frame == "global" else point)
+        globals_ = [poses[name].R @ point + poses[name].x for (name, _), point in zip(ends, points)]
+        rest = (values.scalar(force.rest_length, f"{field}.rest_length") if force.rest_length is not None
+                else float(np.linalg.norm(globals_[0] - globals_[1])))
+        try:
+            return builder.add_line_spring_damper(index[body], points[0], index[other], points[1],
+                                                  values.scalar(force.stiffness, f"{field}.stiffness"),
+                                                  values.scalar(force.damping, f"{field}.damping"), rest)
+        except InputError as error:
+            raise InputError(error.args[0], field=f"{field}.{error.field}") from None
+    if isinstance(force, PointForce):
+        pose = poses[force.body]
+        point = values.vector(force.point, f"{field}.point") if force.point is not None else pose.x.copy()
+        ramp = values.scalar(force.ramp_time, f"{field}.ramp_time") if force.ramp_time is not None else 0.0
+        return builder.add_point_force(index[force.body], values.vector(force.force, f"{field}.force"),
+                                       pose.local_point(point), force.frame == "body", ramp)
     if isinstance(force, PointSpringDamper):
         pose = poses[force.body]
         point = values.vector(force.point, f"{field}.point") if force.point is not None else pose.x.copy()
@@ -272,9 +297,11 @@ def _add_force(builder: SystemBuilder, mechanism: Mechanism, k: int, index, pose
 
 
 def conservative(mechanism: Mechanism) -> bool:
-    """Gravity and undamped springs only: the total energy is then an invariant (``Model.conservative``)."""
-    return all(isinstance(force, Gravity) or isinstance(force, PointSpringDamper) and force.damping in
-               ([0.0, 0.0, 0.0],) for force in mechanism.forces)
+    """Gravity and undamped springs only (damping written as zeros): the total energy is then an invariant
+    (``Model.conservative``)."""
+    return all(isinstance(force, Gravity)
+               or isinstance(force, PointSpringDamper) and force.damping == [0.0, 0.0, 0.0]
+               or isinstance(force, SpringDamper) and force.damping == 0.0 for force in mechanism.forces)
 
 
 def mechanism_model(mechanism: Mechanism, source: str = "") -> Model:

@@ -32,8 +32,8 @@ def _scalar(value: Any) -> float | str:
     if isinstance(value, bool):
         raise ValueError("expected a number or an expression, got true/false")
     if isinstance(value, int | float):
-        if not math.isfinite(value) or abs(value) > 1e300:
-            raise ValueError(f"expected a finite number, got {value}")
+        if isinstance(value, int) and abs(value) > 10**300 or not math.isfinite(value) or abs(value) > 1e300:
+            raise ValueError(f"expected a finite number below 1e300 in magnitude, got {str(value)[:30]}")
         return float(value)
     if isinstance(value, str):
         try:
@@ -62,7 +62,8 @@ def _parameter(value: Any) -> float | list[float]:
 
 
 def _number(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, int | float) or isinstance(value, int) and \
+            abs(value) > 10**300 or not math.isfinite(value):
         raise ValueError(f"a parameter is a finite number or a list of 3 finite numbers, got {str(value)[:40]}")
     return value
 
@@ -232,6 +233,44 @@ class PointSpringDamper(_Strict):
     frame: Frame = "global"
 
 
+class SpringDamper(_Strict):
+    """A linear spring-damper along the line between point1 of body1 and point2 of body2 (default ground):
+    force -(stiffness (l - rest_length) + damping l') along the line, l the points' distance (rest length
+    default: the initial distance). Points global at the initial configuration, or with ``frame: bodies``
+    each in its body's frame."""
+
+    type: Literal["spring_damper"]
+    name: Label | None = None
+    body1: Label
+    body2: Label = GROUND
+    frame: Frame = "global"
+    point1: Vector3
+    point2: Vector3
+    stiffness: Scalar
+    damping: Scalar = 0.0
+    rest_length: Scalar | None = None
+
+    @model_validator(mode="after")
+    def _two_bodies(self) -> SpringDamper:
+        if self.body1 == self.body2:
+            raise ValueError("a spring-damper connects two different bodies (body1, body2)")
+        return self
+
+
+class PointForce(_Strict):
+    """A force on a body at ``point`` (global at the initial configuration; default its centre of mass),
+    global or, with ``frame: body``, fixed in the body frame (a follower force); optionally ramped
+    linearly from 0 over ``ramp_time``."""
+
+    type: Literal["force"]
+    name: Label | None = None
+    body: Label
+    force: Vector3
+    frame: Literal["global", "body"] = "global"
+    point: Vector3 | None = None
+    ramp_time: Scalar | None = None
+
+
 class ConstantSetpoint(_Strict):
     kind: Literal["constant"]
     value: Scalar = 0.0
@@ -260,7 +299,8 @@ class PDController(_Strict):
         ConstantSetpoint(kind="constant")
 
 
-Force = Annotated[Gravity | Torque | PointSpringDamper | PDController, Field(discriminator="type")]
+Force = Annotated[Gravity | Torque | PointForce | PointSpringDamper | SpringDamper | PDController,
+                  Field(discriminator="type")]
 
 
 class InitialState(_Strict):
@@ -385,6 +425,9 @@ def check_mechanism(mechanism: Mechanism, file: str | None = None) -> None:
         if isinstance(force, Gravity):
             for j, body in enumerate(force.bodies or []):
                 _known(body, bodies, "body", f"forces[{k}].bodies[{j}]", file)
+        elif isinstance(force, SpringDamper):
+            _known(force.body1, with_ground, "body", f"forces[{k}].body1", file)
+            _known(force.body2, with_ground, "body", f"forces[{k}].body2", file)
         elif isinstance(force, PDController):
             _known(force.joint, joints, "joint", f"forces[{k}].joint", file)
             if mechanism.joints[joints.index(force.joint)].type != "revolute":
@@ -441,9 +484,9 @@ def _check_parameters(mechanism: Mechanism, file: str | None) -> None:
     for field, value in _values(mechanism.model_dump(exclude={"parameters"}, exclude_none=True), ""):
         if isinstance(value, str):
             last = field.split(".")[-1]
-            if last in TEXT_FIELDS:
+            if last in TEXT_FIELDS and not (last == "force" and field.startswith("forces[")):   # a force's vector
                 continue
-            if field.endswith("]") or not _vector_field(field):
+            if field.endswith("]") or not _vector_field(field, mechanism):
                 for name in sorted(expressions.names(value)):
                     if name not in parameters or isinstance(parameters[name], list):
                         raise InputError(f"'{name}' is not a scalar parameter of this file", file=file, field=field,
@@ -456,15 +499,18 @@ def _check_parameters(mechanism: Mechanism, file: str | None) -> None:
 
 
 VECTOR_FIELDS = {"inertia", "position", "velocity", "angular_velocity", "tait_bryan", "rotation_vector", "point",
-                 "point1", "point2", "axis", "axis1", "axis2", "torque", "stiffness", "damping", "ground_point",
-                 "direction"}
+                 "point1", "point2", "axis", "axis1", "axis2", "torque", "ground_point", "direction", "force"}
 """Fields that hold three numbers: text there names a vector parameter (elsewhere it is an expression)."""
 
 
-def _vector_field(field: str) -> bool:
+def _vector_field(field: str, mechanism: Mechanism) -> bool:
     """Whether the field at path ``field`` holds a vector: a gravity's acceleration (forces[k].acceleration)
-    is one, a set point's (forces[k].setpoint.acceleration) is not."""
+    is one, a set point's (forces[k].setpoint.acceleration) is not; a point spring-damper's stiffness and
+    damping are (one per axis), a line spring-damper's are not."""
     parts = field.split(".")
+    if parts[-1] in ("stiffness", "damping"):
+        index = int(parts[0].removeprefix("forces[").removesuffix("]"))
+        return isinstance(mechanism.forces[index], PointSpringDamper)
     return parts[-1] in VECTOR_FIELDS or parts[-1] == "acceleration" and len(parts) == 2
 TEXT_FIELDS = {"name", "description", "type", "kind", "frame", "body", "body1", "body2", "joint", "force",
                "components", "part", "angular_velocity_frame"}

@@ -3,7 +3,8 @@
 A measure is a small function ``(run, reference, outputs, window) -> float`` registered by name in
 ``MEASURES``; study files refer to it by that name. ``window`` is ``None`` (the whole run) or a time
 interval ``(t0, t1)`` for the measures over time. Adding a measure means writing one such function
-with the ``@measure`` decorator.
+with the ``@measure`` decorator, or, outside lgbench, registering it through the entry point group
+``lgbench.error_measures`` (lgbench/plugins.py).
 
 Measures over time compare the run's samples with the reference's samples at the same sample times
 (``samples`` in the study file); both are taken at the first step boundary at or after each sample time.
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from lgbench.plugins import Registry
 from lgbench.runner.single_run import RunResult
 
 Window = tuple[float, float] | None
@@ -29,7 +31,9 @@ class Measure:
     needs_series: bool = False   # True if the measure reads RunResult.series, not final values
 
 
-MEASURES: dict[str, Measure] = {}
+MEASURES: dict[str, Measure] = Registry({}, ("lgbench.error_measures", lambda name, loaded: _plugin_measures(name, loaded)))
+"""The measures by name; plugins' measures (entry point group ``lgbench.error_measures``) join when it is
+first read, after the built-in ones below have registered."""
 
 
 def measure(name: str, description: str, needs_series: bool = False):
@@ -109,3 +113,13 @@ def integrated_abs(run: RunResult, reference: RunResult, outputs: list[str], win
         return float("nan")
     difference = np.abs(values - exact)
     return float(np.sum(0.5 * (difference[1:] + difference[:-1]) * np.diff(t)[:, None]))
+
+
+def _plugin_measures(name: str, loaded) -> dict[str, Measure]:
+    """An entry point names its measure; the function's first docstring line describes it."""
+    if not callable(loaded):
+        raise TypeError(f"an error measure is a function (run, reference, outputs, window) -> float, got "
+                        f"{type(loaded).__name__}")
+    description = ((loaded.__doc__ or "").strip().splitlines() or [f"error measure {name} (a plugin's)"])[0]
+    return {name: Measure(name, description, loaded, bool(getattr(loaded, "needs_series", False)))}
+
