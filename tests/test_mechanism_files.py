@@ -287,3 +287,16 @@ def test_dampers_and_the_follower_force_change_the_energy_as_they_should():
     assert np.all(np.diff(np.asarray(damped.series["energy"])) <= 1e-9)
     pushed = _sprung_pendulum(pull=[0.0, 0.0, 0.0])
     assert abs(pushed.final_outputs["energy"] - damped.final_outputs["energy"]) > 1e-3
+
+
+@pytest.mark.parametrize("frame", ["global", "bodies"])
+def test_a_point_spring_damper_without_a_point_holds_the_centre_of_mass(frame):
+    from lgbench.mbs.codes import SPRING_BODY_POINT
+
+    document = {"name": "bob_on_springs", "bodies": [{"name": "bob", "mass": 1.0, "inertia": [1, 1, 1],
+                                                      "position": [0.3, -0.2, 0.5]}],
+                "forces": [{"type": "point_spring_damper", "body": "bob", "stiffness": [1, 2, 3],
+                            "ground_point": [0, 0, 0], "frame": frame}],
+                "outputs": [{"name": "bob", "kind": "position", "body": "bob"}]}
+    built = mechanism_model(validate_mechanism(document, "bob.yaml")).build("RV")
+    assert np.array_equal(built.system.force_real[0, SPRING_BODY_POINT:SPRING_BODY_POINT + 3], np.zeros(3))

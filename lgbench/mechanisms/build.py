@@ -264,9 +264,11 @@ def _add_force(builder: SystemBuilder, mechanism: Mechanism, k: int, index, pose
                                        pose.local_point(point), force.frame == "body", ramp)
     if isinstance(force, PointSpringDamper):
         pose = poses[force.body]
-        point = values.vector(force.point, f"{field}.point") if force.point is not None else pose.x.copy()
-        if force.frame == "global":
-            point = pose.local_point(point)
+        if force.point is None:          # the centre of mass
+            point = np.zeros(3)
+        else:
+            point = values.vector(force.point, f"{field}.point")
+            point = pose.local_point(point) if force.frame == "global" else point
         stiffness, damping = (values.vector(getattr(force, name), f"{field}.{name}") for name in ("stiffness", "damping"))
         try:
             return builder.add_point_spring_damper(index[force.body], stiffness, damping, point,
