@@ -1,7 +1,6 @@
 """Type-fuzz over every field of every shipped mechanism file (issue 20): whatever value of whatever type
 replaces a field (or the field is deleted), ``load_mechanism`` returns a mechanism that builds in every
 formulation it lists, or raises one one-line InputError naming the file, never another exception."""
-import copy
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +11,7 @@ from hypothesis import strategies as st
 from lgbench.exceptions import InputError
 from lgbench.mechanisms.build import mechanism_model
 from lgbench.runner.mechanism_file import load_mechanism
-from test_shipped_study_fuzz import field_paths
+from test_shipped_study_fuzz import field_paths, mutated_file
 
 FILES = sorted((Path(__file__).resolve().parent.parent / "studies" / "mechanisms").glob("*.yaml"))
 DOCUMENTS = {path.name: yaml.safe_load(path.read_text()) for path in FILES}
@@ -43,17 +42,7 @@ def test_every_shipped_mechanism_has_fields_to_fuzz():
 @given(field=st.sampled_from(FIELDS), value=values, delete=st.booleans())
 def test_any_value_in_any_field_of_any_shipped_mechanism_loads_or_is_one_line(tmp_path_factory, field, value,
                                                                               delete):
-    name, path = field
-    document = copy.deepcopy(DOCUMENTS[name])
-    target = document
-    for part in path[:-1]:
-        target = target[part]
-    if delete:
-        del target[path[-1]]
-    else:
-        target[path[-1]] = value
-    file = tmp_path_factory.mktemp("fuzz") / name
-    file.write_text(yaml.safe_dump(document, allow_unicode=True))
+    file = mutated_file(tmp_path_factory, DOCUMENTS, field, value, delete)
     try:
         mechanism = load_mechanism(file)
         model = mechanism_model(mechanism)

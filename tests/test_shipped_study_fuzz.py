@@ -32,6 +32,23 @@ def field_paths(node, prefix=()):
 
 FIELDS = [(name, path) for name, document in DOCUMENTS.items() for path in field_paths(document)]
 
+
+def mutated_file(tmp_path_factory, documents, field, value, delete):
+    """A copy of ``documents[name]`` (``field`` = (name, path)) with the field at ``path`` set to ``value``
+    or deleted, written as a YAML file of that name in a fresh folder."""
+    name, path = field
+    document = copy.deepcopy(documents[name])
+    target = document
+    for part in path[:-1]:
+        target = target[part]
+    if delete:
+        del target[path[-1]]
+    else:
+        target[path[-1]] = value
+    file = tmp_path_factory.mktemp("fuzz") / name
+    file.write_text(yaml.safe_dump(document, allow_unicode=True))
+    return file
+
 scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.integers(-10**400, 10**400),
                     st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=20),
                     st.sampled_from(["RV", "Rxyz", "RK44", "generalized-alpha", "1e-6", ".inf", "..", "/", "",
@@ -51,17 +68,7 @@ def test_every_shipped_study_has_fields_to_fuzz():
                                                                     HealthCheck.too_slow])
 @given(field=st.sampled_from(FIELDS), value=values, delete=st.booleans())
 def test_any_value_in_any_field_of_any_shipped_study_loads_or_is_one_line(tmp_path_factory, field, value, delete):
-    name, path = field
-    document = copy.deepcopy(DOCUMENTS[name])
-    target = document
-    for part in path[:-1]:
-        target = target[part]
-    if delete:
-        del target[path[-1]]
-    else:
-        target[path[-1]] = value
-    file = tmp_path_factory.mktemp("fuzz") / name
-    file.write_text(yaml.safe_dump(document, allow_unicode=True))
+    file = mutated_file(tmp_path_factory, DOCUMENTS, field, value, delete)
     seen.append(field)
     try:
         study = load_study(file)
