@@ -66,17 +66,21 @@ def test_shipped_mechanism_file_builds_the_system_of_the_python_builder(file, na
 
 @pytest.mark.parametrize("file, name, formulation, h", CASES, ids=[f"{n}-{f}" for _, n, f, _ in CASES])
 def test_shipped_mechanism_file_gives_the_results_of_the_python_builder(file, name, formulation, h):
-    """Over 200 steps of explicit RK44 with projection (paper 001; SE3 nodes: generalized-alpha). An
-    implicit method's results are determined only to its Newton tolerance: a difference of 1e-17 in the
-    initial velocities (the slider-crank's crank rate kept in EP) moves them by ~1e-12 there."""
+    """Over 200 steps of explicit RK44 with projection (paper 001): outputs within 1e-13. SE3 nodes run
+    with generalized-alpha only, whose results are determined to its Newton tolerance: a difference of
+    1e-17 in the initial velocities (the slider-crank's crank held in full by the file, its rate alone
+    by the builder) moves them by ~1e-12 at rtol 1e-12, so there the bound is 1e-10."""
     data = mechanism_data(load_mechanism(MECHANISMS / file))
-    integrator = "RK44-index1" if formulation in INTEGRATORS["RK44-index1"].formulations else "generalized-alpha"
-    mine = run_single(RunSpec(data.model().name, formulation, integrator, h, 200 * h, mechanism=data))
-    theirs = run_single(RunSpec(name, formulation, integrator, h, 200 * h))
+    explicit = formulation in INTEGRATORS["RK44-index1"].formulations
+    integrator, options, bound = (("RK44-index1", (), 1e-13) if explicit else
+                                  ("generalized-alpha", (("newton_atol", 1e-13), ("newton_rtol", 1e-12)), 1e-10))
+    mine = run_single(RunSpec(data.model().name, formulation, integrator, h, 200 * h, options=options,
+                              mechanism=data))
+    theirs = run_single(RunSpec(name, formulation, integrator, h, 200 * h, options=options))
     assert mine.status == theirs.status == "ok" and mine.steps == theirs.steps
     for own, other in SAME_OUTPUTS[name].items():
         scale = max(abs(theirs.final_outputs[other]), 1e-3 * max(map(abs, theirs.final_outputs.values())))
-        assert abs(mine.final_outputs[own] - theirs.final_outputs[other]) <= 1e-13 * scale, own
+        assert abs(mine.final_outputs[own] - theirs.final_outputs[other]) <= bound * scale, own
 
 
 def _linear_double_pendulum(parameters: dict, times: np.ndarray) -> np.ndarray:

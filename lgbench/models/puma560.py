@@ -260,7 +260,7 @@ MODEL = Model(
     description="Puma 560, 6 revolute joints with PD controllers tracking constant-acceleration "
                 "point-to-point motions (paper 000 Sect. 4.4, eq. 45, Tables 9 and 10)",
     defaults=DEFAULTS,
-    formulations=["Min", "RV", "Rxyz", "EP"],
+    formulations=["Min", "RV", "Rxyz", "EP", "SE3"],
     outputs=list(OUTPUTS),
     output_groups={"phi": list(PHI), "ee": ["ee_x", "ee_y", "ee_z"]},
     builder=build,

@@ -106,7 +106,7 @@ def build(formulation: str, params: dict) -> BuiltModel:
     q0 = assemble_positions(system, np.concatenate([b[0] for b in blocks]))
     v0 = np.concatenate([b[1] for b in blocks])
     crank_rate_index = int(system.body_int[crank, 3]) + 3   # first rotational velocity of the crank
-    v0 = project_velocities(system, q0, v0, keep=[crank_rate_index] if formulation in ("RV", "Rxyz") else None)
+    v0 = project_velocities(system, q0, v0, keep=[crank_rate_index] if formulation in ("RV", "Rxyz", "SE3") else None)
     return BuiltModel(system, q0, v0, slider_crank_outputs, OUTPUTS)
 
 
@@ -114,7 +114,7 @@ MODEL = Model(
     name="slider_crank",
     description="IFToMM spatial slider-crank: revolute, spherical, universal and prismatic joints (paper 000 Sect. 4.3)",
     defaults=DEFAULTS,
-    formulations=["RV", "Rxyz", "EP"],
+    formulations=["RV", "Rxyz", "EP", "SE3"],
     outputs=list(OUTPUTS),
     output_groups={},
     builder=build,
