@@ -304,3 +304,11 @@ def test_a_point_spring_damper_without_a_point_holds_the_centre_of_mass(frame):
                 "outputs": [{"name": "bob", "kind": "position", "body": "bob"}]}
     built = mechanism_model(validate_mechanism(document, "bob.yaml")).build("RV")
     assert np.array_equal(built.system.force_real[0, SPRING_BODY_POINT:SPRING_BODY_POINT + 3], np.zeros(3))
+
+
+def test_a_mechanism_lists_at_least_one_formulation(tmp_path):
+    document = yaml.safe_load((MECHANISMS / "double_pendulum.yaml").read_text())
+    path = tmp_path / "none.yaml"
+    path.write_text(yaml.safe_dump({**document, "formulations": []}))
+    assert_one_line_input_error(runner.invoke(app, ["validate", str(path)]), str(path), "field 'formulations'",
+                                "at least 1 item")

@@ -382,7 +382,7 @@ class Mechanism(_Strict):
 
     name: Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_]*$", max_length=60)]
     description: str = ""
-    formulations: list[Literal["RV", "Rxyz", "EP", "SE3"]] = ["RV", "Rxyz", "EP"]
+    formulations: Annotated[list[Literal["RV", "Rxyz", "EP", "SE3"]], Field(min_length=1)] = ["RV", "Rxyz", "EP"]
     parameters: dict[Annotated[str, Field(pattern=IDENTIFIER, max_length=60)], ParameterValue] = {}
     bodies: list[Body] = Field(min_length=1, max_length=MAX_ITEMS)
     joints: list[Joint] = Field([], max_length=MAX_ITEMS)
