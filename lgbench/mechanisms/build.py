@@ -161,10 +161,11 @@ def _add_joint(builder: SystemBuilder, mechanism: Mechanism, k: int, index, pose
     body1, body2 = index[joint.body1], index[joint.body2]
 
     def point(name: str, pose: Pose) -> np.ndarray:
-        """A point of the joint in a body's frame: the global ``point`` converted, or its own."""
+        """A point of the joint in a body's frame: the global ``point`` (a distance joint's own global
+        ``point1``/``point2``) converted, or its own body-frame point."""
         if joint.frame == "global":
-            source = joint.point if joint.type != "distance" else getattr(joint, name)
-            return pose.local_point(values.vector(source, f"{field}.{'point' if joint.type != 'distance' else name}"))
+            source = name if joint.type == "distance" else "point"
+            return pose.local_point(values.vector(getattr(joint, source), f"{field}.{source}"))
         return values.vector(getattr(joint, name), f"{field}.{name}")
 
     def axis(name: str, pose: Pose, shared: bool = True) -> np.ndarray:
@@ -242,14 +243,14 @@ def _add_force(builder: SystemBuilder, mechanism: Mechanism, k: int, index, pose
         ends = [(force.body1, "point1"), (force.body2, "point2")]
         if force.body1 == GROUND:      # the builder's first body is a body
             ends.reverse()
-        (body, first_field), (other, second_field) = ends
-        points = []
+        (body, _), (other, _) = ends
+        points, written = [], []       # each end in its body's frame, and at the written configuration
         for name, point_field in ends:
             point = values.vector(getattr(force, point_field), f"{field}.{point_field}")
             points.append(poses[name].local_point(point) if force.frame == "global" else point)
-        globals_ = [poses[name].R @ point + poses[name].x for (name, _), point in zip(ends, points)]
+            written.append(poses[name].R @ points[-1] + poses[name].x)
         rest = (values.scalar(force.rest_length, f"{field}.rest_length") if force.rest_length is not None
-                else float(np.linalg.norm(globals_[0] - globals_[1])))
+                else float(np.linalg.norm(written[0] - written[1])))
         try:
             return builder.add_line_spring_damper(index[body], points[0], index[other], points[1],
                                                   values.scalar(force.stiffness, f"{field}.stiffness"),
