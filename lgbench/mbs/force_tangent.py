@@ -48,7 +48,9 @@ from lgbench.mbs.codes import (
 )
 from lgbench.mbs.constraints import _body_rotation, _cross3, _dot3, _rotate, _rotate_back, rate_map_entries
 from lgbench.mbs.dynamics import euler_moment
-from lgbench.mbs.loads import _add_point_spring_damper, inertia_apply, joint_pd_torque, other_load, point_motion
+from lgbench.mbs.loads import (
+    _add_point_spring_damper, inertia_apply, joint_pd_torque, other_load, point_motion, ramp_factor,
+)
 from lgbench.mbs.manufactured import manufactured_load
 from lgbench.mbs.pose import _vec3, body_angular_velocity, rotation_start
 from lgbench.mbs.system import B_COM, B_FORM, B_INERTIA, B_KIND, B_MASS, B_NV, B_QSTART, B_VSTART, GROUND
@@ -622,7 +624,7 @@ def _line_spring_damper(sys, k, q, v, rotation, kinematics, E, slot, tw, Kg, Cg,
 def _point_force(force_real, k, t, R, Lp):
     """POINT_FORCE F at the body point b: global F gives the torque b x R^T F, d tau/dPi = b~ (R^T F)~; a
     follower force F = R F_b gives a constant torque and dF/dPi column c = R (e_c x F_b)."""
-    factor = 1.0 if force_real[k, FORCE_RAMP_TIME] <= 0.0 else min(t / force_real[k, FORCE_RAMP_TIME], 1.0)
+    factor = ramp_factor(force_real[k, FORCE_RAMP_TIME], t)
     f = (factor * force_real[k, FORCE_VECTOR], factor * force_real[k, FORCE_VECTOR + 1],
          factor * force_real[k, FORCE_VECTOR + 2])
     b = (force_real[k, FORCE_POINT], force_real[k, FORCE_POINT + 1], force_real[k, FORCE_POINT + 2])

@@ -168,8 +168,7 @@ def other_load(sys, k, q, v, t, force, torque):
         if other != GROUND:
             _add_body_torque(torque, other, _rotate_back(_body_rotation(sys.body_int, other, q), tau_axis), -1.0)
     elif ftype == RAMP_BODY_TORQUE:
-        factor = 1.0 if p[RAMP_TIME] <= 0.0 else min(t / p[RAMP_TIME], 1.0)
-        _add_body_torque(torque, i, (p[TORQUE], p[TORQUE + 1], p[TORQUE + 2]), factor)
+        _add_body_torque(torque, i, (p[TORQUE], p[TORQUE + 1], p[TORQUE + 2]), ramp_factor(p[RAMP_TIME], t))
     elif ftype == EP_NORM_RATE_TORQUE and form == EP:
         norm_rate = q[qr] * v[vr] + q[qr + 1] * v[vr + 1] + q[qr + 2] * v[vr + 2] + q[qr + 3] * v[vr + 3]
         omega = body_angular_velocity(form, q, qr, v, vr)
@@ -190,7 +189,7 @@ def other_load(sys, k, q, v, t, force, torque):
             _add_point_force(sys, q, force, torque, i, b1, f, 1.0)
             _add_point_force(sys, q, force, torque, other, b2, f, -1.0)
     elif ftype == POINT_FORCE:
-        factor = 1.0 if p[FORCE_RAMP_TIME] <= 0.0 else min(t / p[FORCE_RAMP_TIME], 1.0)
+        factor = ramp_factor(p[FORCE_RAMP_TIME], t)
         f = (p[FORCE_VECTOR], p[FORCE_VECTOR + 1], p[FORCE_VECTOR + 2])
         if p[FORCE_IN_BODY_FRAME] > 0.0:
             f = from_body_frame(form, q, qr, f)
@@ -202,6 +201,12 @@ def other_load(sys, k, q, v, t, force, torque):
                                       sys.body_real[i, B_INERTIA:B_INERTIA + 9].reshape(3, 3), p, t)
         force[i] += f
         torque[i] += mat3t_vec(R, couple)
+
+
+@njit(inline="always")
+def ramp_factor(ramp_time, t):
+    """min(t / ramp time, 1) of a ramped element (RAMP_BODY_TORQUE, POINT_FORCE); 1 without a ramp (<= 0)."""
+    return 1.0 if ramp_time <= 0.0 else min(t / ramp_time, 1.0)
 
 
 @njit(inline="always")

@@ -172,7 +172,7 @@ class SystemBuilder:
         """Revolute joint: coincident points and axis1 (body1) parallel to axis2 (body2); 5 rows."""
         self._check_pair(body1, body2)
         a1 = _unit(axis1, "axis1")
-        u2, w2 = _normals(_unit(axis2, "axis2"))
+        u2, w2 = axis_normals(_unit(axis2, "axis2"))
         first = self._primitive(COINCIDENT, body1, body2, point1, point2)
         self._primitive(PERPENDICULAR, body1, body2, a1, u2)
         self._primitive(PERPENDICULAR, body1, body2, a1, w2)
@@ -191,9 +191,9 @@ class SystemBuilder:
         axis2 (body2) stays parallel to axis1; 4 rows (2 on the line, 2 keeping the axes parallel)."""
         self._check_pair(body1, body2)
         a1 = _unit(axis1, "axis1")
-        t1, t2 = _normals(a1)
+        t1, t2 = axis_normals(a1)
         first = self._primitive(POINT_ON_LINE, body1, body2, point1, point2, t1, t2)
-        u2, w2 = _normals(_unit(axis2, "axis2"))
+        u2, w2 = axis_normals(_unit(axis2, "axis2"))
         self._primitive(PERPENDICULAR, body1, body2, a1, u2)
         self._primitive(PERPENDICULAR, body1, body2, a1, w2)
         return first
@@ -205,7 +205,7 @@ class SystemBuilder:
         5 rows (2 on the line, 3 locking the rotation)."""
         self._check_pair(body1, body2)
         a = _unit(axis1, "axis1")
-        t1, t2 = _normals(a)
+        t1, t2 = axis_normals(a)
         first = self._primitive(POINT_ON_LINE, body1, body2, point1, point2, t1, t2)
         relative = np.asarray(relative_rotation, dtype=float)
         frame = (a, t1, t2)
@@ -401,8 +401,9 @@ def _unit(vector, field: str) -> np.ndarray:
     return vector / norm
 
 
-def _normals(axis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Two unit vectors that complete ``axis`` to a right-handed orthonormal frame."""
+def axis_normals(axis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two unit vectors that complete the unit vector ``axis`` to a right-handed orthonormal frame, the
+    first along the cross product with the coordinate axis of its smallest component."""
     helper = np.eye(3)[int(np.argmin(np.abs(axis)))]
     first = np.cross(axis, helper)
     first /= np.linalg.norm(first)

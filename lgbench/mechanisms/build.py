@@ -22,7 +22,7 @@ from lgbench.lie.tait_bryan import rotation_matrix_rxyz
 from lgbench.mbs.assembly import assemble_positions, project_velocities
 from lgbench.mbs.codes import BANG_BANG, BODY_TORQUE, CONSTANT, FREE, GLOBAL_TORQUE, GRAVITY, RAMP_BODY_TORQUE
 from lgbench.mbs.coordinates import free_body_coordinates
-from lgbench.mbs.system import B_NV, B_VSTART, GROUND as GROUND_INDEX, SystemBuilder
+from lgbench.mbs.system import B_NV, B_VSTART, GROUND as GROUND_INDEX, SystemBuilder, axis_normals
 from lgbench.mechanisms import expressions
 from lgbench.mechanisms.outputs import JointFrame, output_evaluator
 from lgbench.mechanisms.schema import (
@@ -205,16 +205,9 @@ def _add_joint(builder: SystemBuilder, mechanism: Mechanism, k: int, index, pose
     a1 = a1 / np.linalg.norm(a1)
     a2 = pose2.R.T @ (pose1.R @ a1)
     # zero-angle references: a normal of the axis in body 1 and the same global vector in body 2
-    reference1 = normal_of(a1)
+    reference1 = axis_normals(a1)[0]
     reference2 = pose2.R.T @ (pose1.R @ reference1)
     return JointFrame(joint.type, body1, body2, p1, p2, a1, a2, reference1, reference2, first)
-
-
-def normal_of(axis: np.ndarray) -> np.ndarray:
-    """A unit vector normal to the unit vector ``axis`` (along the cross product with the coordinate
-    axis of its smallest component)."""
-    normal = np.cross(axis, np.eye(3)[int(np.argmin(np.abs(axis)))])
-    return normal / np.linalg.norm(normal)
 
 
 def _direction(vector: np.ndarray, field: str) -> np.ndarray:

@@ -16,6 +16,7 @@ import numpy as np
 
 from lgbench.mbs.codes import F_BODY, F_TYPE, GLOBAL_TORQUE, RAMP_BODY_TORQUE, RAMP_TIME, TORQUE
 from lgbench.mbs.invariants import kinetic_energy, potential_energy
+from lgbench.mbs.loads import ramp_factor
 from lgbench.mbs.pose import body_state
 from lgbench.mbs.system import GROUND as GROUND_INDEX
 from lgbench.mechanisms.schema import (
@@ -122,9 +123,7 @@ def _power(system, element: int, body: int):
 
     def evaluate(q, v, lam, t):
         R, _, _, omega = _state(system, body, q, v)
-        ramp = 1.0
-        if kind == RAMP_BODY_TORQUE and p[RAMP_TIME] > 0.0:
-            ramp = min(t / p[RAMP_TIME], 1.0)
+        ramp = ramp_factor(p[RAMP_TIME], t) if kind == RAMP_BODY_TORQUE else 1.0
         torque = p[TORQUE:TORQUE + 3] if kind == GLOBAL_TORQUE else R @ p[TORQUE:TORQUE + 3]
         return [ramp * (torque @ omega)]
     return evaluate

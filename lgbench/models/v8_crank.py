@@ -32,6 +32,7 @@ from lgbench.mbs.assembly import assemble_positions, project_velocities
 from lgbench.mbs.codes import FREE, GRAVITY, RAMP_BODY_TORQUE, RAMP_TIME, TORQUE
 from lgbench.mbs.coordinates import free_body_coordinates
 from lgbench.mbs.invariants import kinetic_energy, potential_energy
+from lgbench.mbs.loads import ramp_factor
 from lgbench.mbs.pose import body_pose, body_state
 from lgbench.mbs.system import B_NV, B_VSTART, GROUND, SystemBuilder
 from lgbench.models.base import BuiltModel, Model, positive_scalar, vector3
@@ -100,8 +101,7 @@ def v8_outputs(sys, q, v, lam, t):
         out[2 + k] = side * np.sin(np.pi / 4) * x[1] + np.cos(np.pi / 4) * x[2]
     out[10] = kinetic_energy(sys, q, v) + potential_energy(sys, q, v)
     p = sys.force_real[DRIVE_FORCE]
-    ramp = 1.0 if p[RAMP_TIME] <= 0.0 else min(t / p[RAMP_TIME], 1.0)
-    out[11] = ramp * (p[TORQUE:TORQUE + 3] @ omega)     # power of the drive torque (body frame)
+    out[11] = ramp_factor(p[RAMP_TIME], t) * (p[TORQUE:TORQUE + 3] @ omega)     # power of the drive torque (body frame)
     return out
 
 
