@@ -9,6 +9,7 @@ from collections.abc import Callable
 from lgbench.analysis.convergence import error_table, fitted_orders, format_step
 from lgbench.analysis.kinds import NEWTON_COLUMN, implicit_runs
 from lgbench.analysis.published import FAILED, MethodValues, published_cell
+from lgbench.report.accuracy_bands import EXPLANATION, band_table
 from lgbench.report.document import Document, Figure, Heading, Paragraph, Table
 from lgbench.report.findings import counts_text, front_page_table, state_counts
 from lgbench.report.results import ResultFolder
@@ -19,8 +20,8 @@ MISSING = "–"
 def report_document(results: ResultFolder) -> Document:
     """Every section of the report of ``results``."""
     document = Document(f"lgbench report: {results.name}")
-    for section in (_introduction, _findings, _run_summary, _orders, _errors, _newton, _published_columns,
-                    _failures, _expectations, _published_values, _figures):
+    for section in (_introduction, _findings, _run_summary, _orders, _errors, _accuracy_bands, _newton,
+                    _published_columns, _failures, _expectations, _published_values, _figures):
         section(document, results)
     return document
 
@@ -127,6 +128,15 @@ def _errors(document: Document, results: ResultFolder) -> None:
         caption = "lgbench / published" if values else ""
         document.add(Heading(f"{quantity} ({measure})", 3),
                      _step_table(table, lambda v: f"{v:.3e}", values, caption))
+
+
+def _accuracy_bands(document: Document, results: ResultFolder) -> None:
+    """The cheapest method per target error (issue 21)."""
+    bands = results.accuracy_bands
+    if bands is None:
+        return
+    error, table = bands
+    document.add(Heading("Cheapest method per accuracy band"), Paragraph(EXPLANATION), band_table(table, error))
 
 
 def _newton(document: Document, results: ResultFolder) -> None:

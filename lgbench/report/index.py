@@ -8,7 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lgbench.analysis.accuracy_bands import Band
 from lgbench.analysis.findings import Assessment
+from lgbench.report.accuracy_bands import EXPLANATION, band_table
 from lgbench.report.document import Document, Heading, Link, Paragraph, Table
 from lgbench.report.findings import by_paper, counts_text, front_page_table, state_counts
 from lgbench.report.results import ResultFolder
@@ -23,13 +25,15 @@ class ReportSummary:
     expectations: tuple[int, int] | None      # (passed, total); None without study.yaml
     findings: tuple[Assessment, ...] = ()
     metadata: dict[str, Any] = field(default_factory=dict)
+    accuracy_bands: tuple[str, list[Band]] | None = None    # only for studies that ask (``accuracy_bands:``)
 
 
 def summary(results: ResultFolder, report: Path) -> ReportSummary:
     verdicts = results.expectation_results
     expectations = None if verdicts is None else (sum(r.passed for r in verdicts), len(verdicts))
+    asks = results.study is not None and results.study.accuracy_bands is not None
     return ReportSummary(results.name, report, len(results.runs), len(results.failures), expectations,
-                         tuple(results.findings), results.metadata or {})
+                         tuple(results.findings), results.metadata or {}, results.accuracy_bands if asks else None)
 
 
 def index_document(summaries: list[ReportSummary], preamble: list[str] = ()) -> Document:
@@ -50,6 +54,12 @@ def index_document(summaries: list[ReportSummary], preamble: list[str] = ()) -> 
                                "shows it as regressed."))
         for paper, items in by_paper(findings).items():
             document.add(Heading(f"Paper {paper}", 3), front_page_table(items, folders))
+    banded = [item for item in summaries if item.accuracy_bands is not None]
+    if banded:
+        document.add(Heading("Cheapest method per accuracy band"), Paragraph(EXPLANATION))
+        for item in banded:
+            error, bands = item.accuracy_bands
+            document.add(Heading(item.name, 3), band_table(bands, error))
     provenance = _provenance(summaries)
     if provenance:
         document.add(Heading("Provenance"), Paragraph(provenance))

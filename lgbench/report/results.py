@@ -7,6 +7,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from lgbench.analysis.accuracy_bands import DEFAULT_TARGETS, Band, accuracy_bands, band_error
 from lgbench.analysis.convergence import method_label, with_variants
 from lgbench.analysis.expectations import check
 from lgbench.analysis.findings import Assessment, assess
@@ -68,6 +69,21 @@ class ResultFolder:
         if self.study is None:
             return []
         return assess(self.name, self.study.findings, self.expectation_results)
+
+    @cached_property
+    def accuracy_bands(self) -> tuple[str, list[Band]] | None:
+        """The error ("quantity (measure)") and the cheapest method per target error: the study's
+        ``accuracy_bands``, else the default targets in the first error; None without CPU times or errors."""
+        pairs = self.error_pairs()
+        if "cpu_s" not in self.runs.columns or not pairs:
+            return None
+        if self.study is not None:
+            quantity, measure = band_error(self.study)
+            request = self.study.accuracy_bands
+            targets = DEFAULT_TARGETS if request is None else request.targets
+        else:
+            (quantity, measure), targets = pairs[0], DEFAULT_TARGETS
+        return f"{quantity} ({measure})", accuracy_bands(self.runs, self.errors, quantity, measure, targets)
 
     def error_pairs(self) -> list[tuple[str, str]]:
         """(quantity, measure) of errors.csv in order of appearance."""

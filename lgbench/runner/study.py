@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import (AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Tag, ValidationError,
                       field_validator, model_validator)
 
+from lgbench.analysis.accuracy_bands import AccuracyBandRequest, band_error
 from lgbench.analysis.expectations import Expectation
 from lgbench.analysis.findings import Finding, missing_evidence
 from lgbench.analysis.published import Published, on_grid
@@ -282,6 +283,7 @@ class Study(_Strict):
     published: Published | None = None
     findings: list[Finding] = []
     tableaus: list[TableauEntry] = []
+    accuracy_bands: AccuracyBandRequest | None = None
 
     def model_name(self) -> str:
         """The built-in model's name or the mechanism's."""
@@ -572,6 +574,7 @@ def _check_names(study: Study, file: str) -> None:
                              field=f"errors[{index}].quantity", allowed=quantities)
         check_name(request.measure, sorted(MEASURES), "error measure", f"errors[{index}].measure", file)
     _check_expectations(study, file)
+    _check_accuracy_bands(study, file)
     _check_series_plots(study, model, file)
     _check_published(study, file)
     if study.series_plots and study.samples is None:
@@ -685,6 +688,19 @@ def _check_expectations(study: Study, file: str) -> None:
         if column.startswith("error:"):
             check_name(column.removeprefix("error:"), quantities, "error quantity of this study",
                        f"{field}.column", file)
+
+
+def _check_accuracy_bands(study: Study, file: str) -> None:
+    """The accuracy bands' error must be one the study records."""
+    bands = study.accuracy_bands
+    if bands is None:
+        return
+    if bands.quantity is not None:
+        check_name(bands.quantity, [r.quantity for r in study.errors], "error quantity of this study",
+                   "accuracy_bands.quantity", file)
+    quantity, measure = band_error(study)
+    check_name(measure, [r.label for r in study.errors if r.quantity == quantity],
+               "error measure recorded for this quantity", "accuracy_bands.measure", file)
 
 
 def _check_expectation_ids(study: Study, file: str) -> None:
