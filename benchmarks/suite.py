@@ -50,7 +50,8 @@ def _ga(group, model, formulation, h, newton, max_steps, **extra):
 
 def cases() -> list[Case]:
     """Every case of the issue's list: heavy top explicit and implicit, constrained heavy top,
-    slider-crank, Puma 560 (absolute and minimal coordinates), V8 crank drive."""
+    slider-crank (implicit, and explicit with projection), Puma 560 (absolute and minimal coordinates),
+    V8 crank drive."""
     out = []
     for integrator in ("RK44", "DOPRI5", "RK67"):
         for formulation in ("RV", "Rxyz", "F1", "EP-F1"):
@@ -64,7 +65,11 @@ def cases() -> list[Case]:
                            newton, 10_000))
     for formulation in ("RV", "EP", "Rxyz"):
         out.append(_ga("slider-crank, generalized-alpha", "slider_crank", formulation, 1e-3, "full", 5_000))
+    for formulation in ("RV", "EP"):
+        out.append(Case("slider-crank, RKMK with projection", "slider_crank", formulation, "RK44-index1", 1e-3,
+                        max_steps=5_000))
     out.append(Case("Puma 560", "puma560", "Min", "RK44", 1e-4, "minimal coordinates", max_steps=10_000))
+    out.append(Case("Puma 560", "puma560", "RV", "RK44-index1", 1e-4, "RKMK with projection", max_steps=2_000))
     for formulation in ("Min", "RV", "EP", "Rxyz"):
         out.append(_ga("Puma 560", "puma560", formulation, 1e-3, "full", 1_000))
     for scheme in ("energy-momentum", "energy-decaying", "generalized-alpha"):
