@@ -109,7 +109,7 @@ def test_constrained_top_agrees_with_the_fixed_point_top():
 
 def test_registry_entries_and_option_errors():
     entry = INTEGRATORS["DOPRI5-index1"]
-    assert entry.kind == "explicit" and entry.order == 5 and entry.formulations == ("RV", "Rxyz", "EP")
+    assert entry.kind == "explicit" and entry.order == 5 and entry.formulations == ("RV", "Rxyz", "EP", "SE3")
     assert entry.validate_options({})["projection"] is True
     with pytest.raises(InputError) as caught:
         entry.validate_options({"projektion": False})
@@ -117,3 +117,41 @@ def test_registry_entries_and_option_errors():
     with pytest.raises(InputError) as caught:
         entry.validate_options({"dexpinv": "exact"})
     assert caught.value.field == "options.dexpinv"
+
+
+def test_se3_nodes_run_rkmk_with_projection_at_fourth_order():
+    """SE3 nodes in the explicit index-1 family: K = T_SE3^{-1}(u) V (paper 002 eq. 13) in the RKMK
+    stages; order 4 kept, the constraints at round-off, and the same motion as the R3 x SO(3) nodes."""
+    reference = com(*integrate("RK67-index1", formulation="SE3", h=2.5e-5))
+    steps = (1e-3, 5e-4, 2.5e-4)
+    runs = [integrate("RK44-index1", formulation="SE3", h=h) for h in steps]
+    errors = [np.linalg.norm(com(*run) - reference) for run in runs]
+    assert np.diff(np.log(errors)) / np.diff(np.log(steps)) == pytest.approx([4, 4], abs=0.25)
+    assert max(run.statistics["max_constraint_residual"] for _, run in runs) < 1e-12
+    assert max(run.statistics["max_velocity_constraint_residual"] for _, run in runs) < 1e-12
+    rotation_vector = com(*integrate("RK67-index1", formulation="RV", h=2.5e-5))
+    assert np.linalg.norm(reference - rotation_vector) < 1e-10
+
+
+@pytest.mark.parametrize("formulation", ["RV", "SE3", "EP"])
+def test_adaptive_steps_with_projection_follow_the_tolerance(reference_com, formulation):
+    """DOPRI5 on the index-1 DAE with the step-size control of paper 000 App. B: the error falls with the
+    tolerance, the controller rejects steps, and the projection keeps Phi and B v at round-off."""
+    runs = [integrate("DOPRI5-index1", formulation=formulation, h=0.02, step_control="adaptive", rtol=rtol)
+            for rtol in (1e-6, 1e-8, 1e-10)]
+    errors = [np.linalg.norm(com(*run) - reference_com) for run in runs]
+    assert errors[0] > 10 * errors[1] > 100 * errors[2] and errors[0] < 1e-4
+    stats = [run.statistics for _, run in runs]
+    assert all(s["max_constraint_residual"] < 1e-12 and s["max_velocity_constraint_residual"] < 1e-12 for s in stats)
+    assert stats[0]["rejected_steps"] >= 1 and stats[0]["max_step"] <= 0.02
+    assert [run.steps for _, run in runs] == sorted(run.steps for _, run in runs)
+    assert all(s["min_step"] < s["max_step"] for s in stats) and stats[2]["rtol"] == 1e-10
+
+
+def test_adaptive_projection_needs_an_embedded_pair():
+    with pytest.raises(InputError) as caught:
+        INTEGRATORS["RK44-index1"].validate_options({"step_control": "adaptive"})
+    assert caught.value.field == "options.step_control"
+    with pytest.raises(InputError) as caught:
+        INTEGRATORS["DOPRI5-index1"].validate_options({"rtol": 1e-6})
+    assert caught.value.field == "options.rtol" and "adaptive steps only" in str(caught.value)

@@ -5,10 +5,12 @@ One compiled stepper for every Butcher tableau (tableaus are data, ``tableaus.py
 
     u_i = h sum_j a_ij K_j,  V_i = v_n + h sum_j a_ij k_j,  Q_i = UAC(q_n, u_i)      (exp(u_i) q_0)
     k_i, lambda_i from [M B^T; B 0] [k_i; lambda_i] = [g; -B' V_i] at (Q_i, V_i)      (eq. 10)
-    K_i = dexpinv(u_i, V_i, n) on the SO(3) part of Lie group (RV) nodes, K_i = V_i otherwise,
+    K_i = dexpinv(u_i, V_i, n) on the SO(3) part of RV nodes, T_SE3^{-1}(u_i) V_i on SE3 nodes, K_i = V_i
+    otherwise,
 
 with dexpinv the Bernoulli series truncated after ad^{n-1} for a tableau of order n (``lie.dexpinv``)
-or, with ``dexpinv: closed``, its closed form T_exp^{-1} (paper 000 eq. A3). The step is
+or, with ``dexpinv: closed``, its closed form T_exp^{-1} (paper 000 eq. A3); SE3 nodes always take the
+closed form of paper 002 eq. (13). The step is
 q_{n+1} = UAC(q_n, h sum_j b_j K_j), v_{n+1} = v_n + h sum_j b_j k_j. For classical nodes (Rxyz, EP)
 UAC adds and the scheme is the plain RK method on the index-1 DAE; the EP unit-length condition is
 one more constraint row. After the step, the positions are projected onto Phi = 0 and the
@@ -17,6 +19,10 @@ Phi and B v drift, which the statistics show).
 
 The accelerations at the end of a step are those of stage 1 of the next (u_1 = 0, c_1 = 0), so a
 step costs s saddle-point solves, like an unconstrained RK step costs s force evaluations.
+
+A tableau with embedded weights E also runs with ``step_control: adaptive``: the controller of paper 000
+App. B (``adaptive_steps``) on the error between the step's solution and the embedded one, both before
+the projection; a rejected trial costs its stages, an accepted one the projection as well.
 """
 from __future__ import annotations
 
@@ -27,12 +33,17 @@ from numba import njit
 import numpy as np
 
 from lgbench.exceptions import InputError
+from lgbench.integrators.adaptive import ADAPTIVE_DEFAULTS, adaptive_tolerances, scaled_error
+from lgbench.integrators.adaptive_steps import (
+    N_STEP_CONTROL_STATISTICS, run_adaptive_steps, step_control, step_control_statistics,
+)
 from lgbench.integrators.fixed_step import run_fixed_steps
 from lgbench.integrators.interface import Integration, sampling, timed_run
 from lgbench.integrators.tableaus import TABLEAUS, ButcherTableau
 from lgbench.lie.dexpinv import dexpinv_so3_series
+from lgbench.lie.se3 import tangent_operator_inverse_se3
 from lgbench.lie.so3 import tangent_operator_inverse_so3
-from lgbench.mbs.codes import DIVERGED, OK, PROJECTION_FAILED, RV, SINGULAR_MATRIX
+from lgbench.mbs.codes import DIVERGED, OK, PROJECTION_FAILED, RV, SE3, SINGULAR_MATRIX
 from lgbench.mbs.coordinate_update import update_coordinates
 from lgbench.mbs.dense import all_finite, mat3_vec
 from lgbench.mbs.index1 import (
@@ -40,7 +51,7 @@ from lgbench.mbs.index1 import (
     project_velocities, velocity_constraint_norm,
 )
 from lgbench.mbs.pose import _rot_start
-from lgbench.mbs.system import B_FORM, SystemArrays
+from lgbench.mbs.system import B_FORM, B_QSTART, B_VSTART, SystemArrays
 
 
 class ProjectionOptions(NamedTuple):
@@ -60,15 +71,21 @@ N_STATISTICS = 8
 @njit(cache=True)
 def coordinate_slopes(sys, u, v, series_order, K):
     """K = dexpinv(u, v) on the rotation block of RV nodes (series of order ``series_order``, or the
-    closed form T_exp^{-1}(u) v if it is 0), K = v elsewhere (nq == nv)."""
+    closed form T_exp^{-1}(u) v if it is 0), K = T_SE3^{-1}(u) v on SE3 nodes (closed form, paper 002
+    eq. 13), K = v elsewhere (nq == nv)."""
     K[:] = v
     for i in range(sys.body_int.shape[0]):
-        if sys.body_int[i, B_FORM] == RV:
+        form = sys.body_int[i, B_FORM]
+        if form == RV:
             qr, vr = _rot_start(sys, i)
             if series_order > 0:
                 K[qr:qr + 3] = dexpinv_so3_series(u[qr:qr + 3], v[vr:vr + 3], series_order)
             else:
                 K[qr:qr + 3] = mat3_vec(tangent_operator_inverse_so3(u[qr:qr + 3]), v[vr:vr + 3])
+        elif form == SE3:
+            s = sys.body_int[i, B_QSTART]
+            vs = sys.body_int[i, B_VSTART]
+            K[s:s + 6] = tangent_operator_inverse_se3(u[s:s + 6]) @ v[vs:vs + 6]
 
 
 @njit(cache=True)
@@ -89,25 +106,36 @@ def _advance(h, weights, n_terms, base, slopes, out):
         out[k] += base[k]
 
 
-@njit(cache=True)
-def index1_rk_step(sys, A, B, C, opts, q, v, a, lam, t, h, Ks, ks, u, qs, vs, lam_stage, w, stats):
-    """One step t -> t + h (stages, update, projection); on entry a, lam belong to (q, v, t), on exit
-    to the new state. Returns a status code."""
-    s = B.shape[0]
-    series_order = opts.series_order
+@njit(inline="always")
+def index1_stages(sys, A, C, opts, q, v, a, t, h, Ks, ks, u, qs, vs, lam_stage, w, stats):
+    """Stage slopes of one step from (q, v) with accelerations a at t: Ks[i] coordinate slopes, ks[i]
+    accelerations (stage 1 is the step's start, u_1 = 0). Returns a status code."""
     Ks[0] = v
     ks[0] = a
-    for i in range(1, s):
+    for i in range(1, C.shape[0]):
         _increment(h, A[i], i, Ks, u)
         _advance(h, A[i], i, v, ks, vs)
         update_coordinates(sys, q, u, qs)
-        coordinate_slopes(sys, u, vs, series_order, Ks[i])
+        coordinate_slopes(sys, u, vs, opts.series_order, Ks[i])
         if not index1_accelerations(sys, qs, vs, t + C[i] * h, w, ks[i], lam_stage):
             return SINGULAR_MATRIX
         stats[ST_SOLVES] += 1
-    _increment(h, B, s, Ks, u)
-    _advance(h, B, s, v, ks, vs)
-    update_coordinates(sys, q, u, qs)
+    return OK
+
+
+@njit(inline="always")
+def index1_combine(sys, weights, q, v, h, Ks, ks, u, q_out, v_out):
+    """q_out = UAC(q, h sum_j w_j K_j), v_out = v + h sum_j w_j k_j (weights B, or embedded E)."""
+    s = weights.shape[0]
+    _increment(h, weights, s, Ks, u)
+    _advance(h, weights, s, v, ks, v_out)
+    update_coordinates(sys, q, u, q_out)
+
+
+@njit(inline="always")
+def index1_finish(sys, opts, qs, vs, t_new, a, lam, w, stats):
+    """The end of a step at (qs, vs): the residuals before projection, the projection onto Phi = 0 and
+    B v = 0, and the accelerations and multipliers there (into a, lam). Returns a status code."""
     if not (all_finite(qs) and all_finite(vs)):
         return DIVERGED
     stats[ST_MAX_PHI_STEP] = max(stats[ST_MAX_PHI_STEP], constraint_norm(sys, qs, w))
@@ -120,14 +148,36 @@ def index1_rk_step(sys, A, B, C, opts, q, v, a, lam, t, h, Ks, ks, u, qs, vs, la
         stats[ST_MAX_PROJECTION_IN_STEP] = max(stats[ST_MAX_PROJECTION_IN_STEP], iterations)
         if not project_velocities(sys, qs, vs, w):
             return SINGULAR_MATRIX
-    if not index1_accelerations(sys, qs, vs, t + h, w, a, lam):
+    if not index1_accelerations(sys, qs, vs, t_new, w, a, lam):
         return SINGULAR_MATRIX
     stats[ST_SOLVES] += 1
     if not (all_finite(qs) and all_finite(vs) and all_finite(a)):
         return DIVERGED
+    return OK
+
+
+@njit(cache=True)
+def index1_rk_step(sys, A, B, C, opts, q, v, a, lam, t, h, Ks, ks, u, qs, vs, lam_stage, w, stats):
+    """One step t -> t + h (stages, update, projection); on entry a, lam belong to (q, v, t), on exit
+    to the new state. Returns a status code."""
+    status = index1_stages(sys, A, C, opts, q, v, a, t, h, Ks, ks, u, qs, vs, lam_stage, w, stats)
+    if status != OK:
+        return status
+    index1_combine(sys, B, q, v, h, Ks, ks, u, qs, vs)
+    status = index1_finish(sys, opts, qs, vs, t + h, a, lam, w, stats)
+    if status != OK:
+        return status
     q[:] = qs
     v[:] = vs
     return OK
+
+
+@njit(inline="always")
+def record_step(sys, q, v, w, stats):
+    """A step done: its count and the maxima of ||Phi|| and ||B v|| over the (projected) states."""
+    stats[ST_STEPS] += 1
+    stats[ST_MAX_PHI] = max(stats[ST_MAX_PHI], constraint_norm(sys, q, w))
+    stats[ST_MAX_BV] = max(stats[ST_MAX_BV], velocity_constraint_norm(sys, q, v, w))
 
 
 class Index1Problem(NamedTuple):
@@ -154,10 +204,27 @@ def index1_fixed_step(problem, state, t, h, h_nominal):
     status = index1_rk_step(sys, problem.A, problem.B, problem.C, problem.opts, q, v, a, lam, t, h, Ks, ks, u, qs,
                             vs, lam_stage, w, stats)
     if status == OK:
-        stats[ST_STEPS] += 1
-        stats[ST_MAX_PHI] = max(stats[ST_MAX_PHI], constraint_norm(sys, q, w))
-        stats[ST_MAX_BV] = max(stats[ST_MAX_BV], velocity_constraint_norm(sys, q, v, w))
+        record_step(sys, q, v, w, stats)
     return status
+
+
+@njit(inline="always")
+def _start(sys, q, v, t0, w, stats):
+    """Consistent accelerations and multipliers at t0 (paper 001 eq. 10): (ok, a, lambda)."""
+    a = np.zeros(v.shape[0])
+    lam = np.zeros(w.phi.shape[0])
+    if not index1_accelerations(sys, q, v, t0, w, a, lam):
+        return False, a, lam
+    stats[ST_SOLVES] += 1
+    stats[ST_MAX_PHI] = max(stats[ST_MAX_PHI], constraint_norm(sys, q, w))
+    stats[ST_MAX_BV] = max(stats[ST_MAX_BV], velocity_constraint_norm(sys, q, v, w))
+    return True, a, lam
+
+
+@njit(inline="always")
+def _stage_scratch(s, nq, nv, nc):
+    """(Ks, ks, u, qs, vs, lambda of a stage)."""
+    return np.zeros((s, nq)), np.zeros((s, nv)), np.zeros(nq), np.zeros(nq), np.zeros(nv), np.zeros(nc)
 
 
 @njit(cache=True, nogil=True)
@@ -169,21 +236,84 @@ def integrate_index1_rk(sys, A, B, C, opts, q, v, t0, t_end, h, sample_times, q_
     ||Phi|| and ||B v|| over all states (after projection) in ``stats``. Returns (status, steps, t,
     lambda at t).
     """
-    s = B.shape[0]
-    nq = q.shape[0]
-    nv = v.shape[0]
-    nc = w.phi.shape[0]
-    a = np.zeros(nv)
-    lam = np.zeros(nc)
-    if not index1_accelerations(sys, q, v, t0, w, a, lam):
+    ok, a, lam = _start(sys, q, v, t0, w, stats)
+    if not ok:
         return SINGULAR_MATRIX, 0, t0, lam
-    stats[ST_SOLVES] += 1
-    stats[ST_MAX_PHI] = max(stats[ST_MAX_PHI], constraint_norm(sys, q, w))
-    stats[ST_MAX_BV] = max(stats[ST_MAX_BV], velocity_constraint_norm(sys, q, v, w))
-    scratch = (np.zeros((s, nq)), np.zeros((s, nv)), np.zeros(nq), np.zeros(nq), np.zeros(nv), np.zeros(nc))
-    problem = Index1Problem(sys, A, B, C, opts, w, stats, scratch)
+    problem = Index1Problem(sys, A, B, C, opts, w, stats, _stage_scratch(B.shape[0], q.shape[0], v.shape[0],
+                                                                        lam.shape[0]))
     status, steps, t = run_fixed_steps(index1_fixed_step, problem, (q, v, a, lam), (q, v, lam),
                                        (sample_times, q_samples, v_samples, lam_samples), t0, t_end, h, stop)
+    return status, steps, t, lam
+
+
+class Index1AdaptiveProblem(NamedTuple):
+    """What a trial step of an embedded pair with projection reads: ``Index1Problem``'s fields, the
+    embedded weights E, the error tolerances and the embedded solution's scratch (q_hat, v_hat)."""
+
+    sys: SystemArrays
+    A: np.ndarray
+    B: np.ndarray
+    C: np.ndarray
+    E: np.ndarray
+    opts: ProjectionOptions
+    r_tol: float
+    a_tol: float
+    w: SaddlePointWorkspace
+    stats: np.ndarray
+    scratch: tuple         # (Ks, ks, u, qs, vs, lambda of a stage) of ``index1_rk_step``
+    embedded: tuple        # (q_hat, v_hat)
+
+
+@njit(inline="always")
+def index1_trial(problem, state, t, h):
+    """Stages, the step's (qs, vs) and the embedded solution before projection, and their scaled error
+    (paper 000 eqs. B17-B18): the controller sees the integration error, not the projection's."""
+    q, v, a, lam = state
+    Ks, ks, u, qs, vs, lam_stage = problem.scratch
+    q_hat, v_hat = problem.embedded
+    sys = problem.sys
+    status = index1_stages(sys, problem.A, problem.C, problem.opts, q, v, a, t, h, Ks, ks, u, qs, vs, lam_stage,
+                           problem.w, problem.stats)
+    if status != OK:
+        return status, np.inf
+    index1_combine(sys, problem.B, q, v, h, Ks, ks, u, qs, vs)
+    index1_combine(sys, problem.E, q, v, h, Ks, ks, u, q_hat, v_hat)
+    if not (all_finite(qs) and all_finite(vs)):
+        return OK, np.inf
+    return OK, scaled_error(q, v, qs, vs, q_hat, v_hat, problem.r_tol, problem.a_tol)
+
+
+@njit(inline="always")
+def index1_accept(problem, state, t, h):
+    """The trial's (qs, vs), projected, becomes the state, with its accelerations and multipliers."""
+    q, v, a, lam = state
+    _, _, _, qs, vs, _ = problem.scratch
+    sys, w, stats = problem.sys, problem.w, problem.stats
+    status = index1_finish(sys, problem.opts, qs, vs, t + h, a, lam, w, stats)
+    if status != OK:
+        return status
+    q[:] = qs
+    v[:] = vs
+    record_step(sys, q, v, w, stats)
+    return OK
+
+
+@njit(cache=True, nogil=True)
+def integrate_index1_adaptive(sys, A, B, C, E, opts, control, r_tol, a_tol, q, v, t0, t_end, sample_times,
+                              q_samples, v_samples, lam_samples, w, stats, control_stats, stop):
+    """Step-controlled run (``adaptive_steps.run_adaptive_steps``) of an embedded pair with projection
+    from consistent accelerations at t0 to t_end; statistics as ``integrate_index1_rk``, the controller's
+    in ``control_stats``. Returns (status, accepted steps, t, lambda at t)."""
+    ok, a, lam = _start(sys, q, v, t0, w, stats)
+    if not ok:
+        return SINGULAR_MATRIX, 0, t0, lam
+    nq = q.shape[0]
+    nv = v.shape[0]
+    problem = Index1AdaptiveProblem(sys, A, B, C, E, opts, r_tol, a_tol, w, stats,
+                                    _stage_scratch(B.shape[0], nq, nv, lam.shape[0]), (np.zeros(nq), np.zeros(nv)))
+    status, steps, t = run_adaptive_steps(index1_trial, index1_accept, problem, (q, v, a, lam), (q, v, lam),
+                                          (sample_times, q_samples, v_samples, lam_samples), control, control_stats,
+                                          t0, t_end, stop)
     return status, steps, t, lam
 
 
@@ -194,7 +324,7 @@ INDEX1_DEFAULTS: dict[str, Any] = {
     "dexpinv": "series",           # "series" (paper 001, truncated at the tableau order) or "closed"
     "linear_algebra": "auto",      # saddle-point solves: "dense", "banded" (chains) or "auto"
 }
-INDEX1_FORMULATIONS = ("RV", "Rxyz", "EP")
+INDEX1_FORMULATIONS = ("RV", "Rxyz", "EP", "SE3")
 
 
 @dataclass(frozen=True)
@@ -215,11 +345,14 @@ class Index1RungeKutta:
 
     @property
     def description(self) -> str:
-        return (f"{self.tableau.name} (RKMK for RV) on the index-1 DAE, projection onto Phi = 0 and "
-                f"B v = 0 after each step (paper 001)")
+        adaptive = ", adaptive steps if it has E" if self.tableau.E is not None else ""
+        return (f"{self.tableau.name} (RKMK for RV and SE3) on the index-1 DAE, projection onto Phi = 0 and "
+                f"B v = 0 after each step (paper 001){adaptive}")
 
     def validate_options(self, options: dict[str, Any]) -> dict[str, Any]:
-        merged = dict(INDEX1_DEFAULTS)
+        """The projection options and, for a tableau with E, ``step_control: adaptive`` with the
+        controller's options (as the tableau's own entry, paper 000 App. B)."""
+        merged = {**INDEX1_DEFAULTS, **ADAPTIVE_DEFAULTS}
         for key, value in options.items():
             if key not in merged:
                 raise InputError(f"unknown option '{key}' of integrator '{self.name}'",
@@ -241,6 +374,7 @@ class Index1RungeKutta:
         if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 1:
             raise InputError(f"must be a positive integer, got {iterations!r}",
                              field="options.max_projection_iterations")
+        self.tableau.check_step_control(merged, options)
         return merged
 
     def projection_options(self, options: dict[str, Any]) -> ProjectionOptions:
@@ -266,15 +400,24 @@ class Index1RungeKutta:
         def prepare():
             return (q0.copy(), v0.copy(), make_saddle_point_workspace(nq, nv, nc, n_bodies, system,
                                                                       merged["linear_algebra"]),
-                    np.zeros(N_STATISTICS))
+                    np.zeros(N_STATISTICS), np.zeros(N_STEP_CONTROL_STATISTICS))
+
+        adaptive = merged["step_control"] == "adaptive"
+        if adaptive:
+            r_tol, a_tol = adaptive_tolerances(merged, tab.order, h, t_end)
+            control = step_control(merged, h, tab.embedded_order)
 
         def run(inputs, t_stop, warm_up, stop):
-            q, v, workspace, stats = inputs
+            q, v, workspace, stats, control_stats = inputs
             times, qs, vs, ls = sampling(warm_up, sample_times, q_samples, v_samples, lam_samples)
+            if adaptive:
+                return integrate_index1_adaptive(system, tab.A, tab.B, tab.C, tab.E, opts, control, r_tol, a_tol, q, v,
+                                                 0.0, t_stop, times, qs, vs, ls, workspace, stats, control_stats,
+                                                 stop)
             return integrate_index1_rk(system, tab.A, tab.B, tab.C, opts, q, v, 0.0, t_stop, h, times, qs, vs, ls,
                                        workspace, stats, stop)
 
-        (q, v, _, stats), (code, steps, t_reached, lam), cpu = timed_run(prepare, run, h, t_end)
+        (q, v, _, stats, control_stats), (code, steps, t_reached, lam), cpu = timed_run(prepare, run, h, t_end)
         done = max(int(stats[ST_STEPS]), 1)
         statistics = {
             "max_constraint_residual": stats[ST_MAX_PHI],
@@ -287,6 +430,8 @@ class Index1RungeKutta:
             "saddle_point_solves": int(stats[ST_SOLVES]),
             "projection_tolerance": merged["projection_tolerance"],
         }
+        if adaptive:
+            statistics.update(step_control_statistics(control_stats, steps), rtol=r_tol, atol=a_tol)
         return Integration(int(code), int(steps), float(t_reached), cpu, q, v, lam, q_samples, v_samples,
                            lam_samples, statistics)
 

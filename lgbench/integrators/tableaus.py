@@ -85,15 +85,25 @@ class ButcherTableau:
                 raise InputError(f"unknown option '{key}' of integrator '{self.name}'", field=f"options.{key}",
                                  allowed=sorted(merged))
             merged[key] = value
+        self.check_step_control(merged, options)
+        return merged
+
+    def check_step_control(self, merged: dict[str, Any], given: dict[str, Any]) -> None:
+        """The step-control options (``ADAPTIVE_DEFAULTS``) of ``merged``: adaptive ones only with
+        ``step_control: adaptive`` (a ``given`` one that differs from its default), and only for a tableau
+        with E."""
+        from lgbench.integrators.adaptive import ADAPTIVE_DEFAULTS
+
         if merged["step_control"] not in ("fixed", "adaptive"):
             raise InputError(f"invalid value {merged['step_control']!r}", field="options.step_control",
                              allowed=["fixed", "adaptive"])
         if merged["step_control"] == "fixed":
-            extra = sorted(set(options) - {"step_control"})
+            extra = sorted(key for key in set(given) & set(ADAPTIVE_DEFAULTS) - {"step_control"}
+                           if given[key] != ADAPTIVE_DEFAULTS[key])
             if extra:
                 raise InputError(f"'{extra[0]}' applies to adaptive steps only (step_control: adaptive)",
                                  field=f"options.{extra[0]}")
-            return merged
+            return
         if self.E is None:
             raise InputError(f"'{self.name}' has no embedded error estimate", field="options.step_control",
                              allowed=["fixed (adaptive needs a tableau with E, e.g. DOPRI5, ODE23)"])
@@ -108,7 +118,6 @@ class ButcherTableau:
             raise InputError("need max_increase > 1 and safety <= 1", field="options")
         if isinstance(merged["max_steps"], bool) or not isinstance(merged["max_steps"], int) or merged["max_steps"] < 1:
             raise InputError(f"must be a positive integer, got {merged['max_steps']!r}", field="options.max_steps")
-        return merged
 
     def integrate(self, system, q0, v0, options, h, t_end, sample_times):
         """Fixed-step RK/RKMK run (paper 000 Alg. 2/3), or adaptive (App. B) with h_max = h."""

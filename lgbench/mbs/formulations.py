@@ -36,5 +36,5 @@ LIE_GROUP = {RV: True, RXYZ: False, F1: False, EP_F1: False, EP: False, SE3: Tru
 
 # Formulations usable by explicit RK/RKMK (no algebraic constraint of their own) and by implicit
 # second-order integrators (velocity coordinates = coordinate rates, or a Lie group node).
-EXPLICIT_FORMULATIONS = ("RV", "Rxyz", "F1", "EP-F1", "Min")
+EXPLICIT_FORMULATIONS = ("RV", "Rxyz", "F1", "EP-F1", "Min", "SE3")
 IMPLICIT_FORMULATIONS = ("RV", "Rxyz", "EP", "Min", "SE3")

@@ -59,6 +59,9 @@ precession is only excited through the small stiffness coupling k_R L_R - k_L L_
 to [0, 0, 0.01 m g] to see it.) The nutation (forward-whirl) mode runs at about
 J_xx omega / J_yy = 39700 rad/s and is damped within ~0.05 s.
 
+With SE3 nodes (paper 002, issue 21) the translational velocity is U = R^T x' in the body frame; it
+is zero at the start, so every node type starts from the same state.
+
 Outputs: p1 (global position of the left-support body point), the centre of mass, the body-frame
 angular velocity, ``energy`` = kinetic + gravity + spring potential, and the two powers of the
 non-conservative loads, ``torque_power`` = t . omega_global and ``damping_power`` = the rate of
@@ -192,7 +195,7 @@ MODEL = Model(
     description="high-speed rotor (200000 rpm) on flexible supports with gravity and a constant torque "
                 "(paper 000 Sect. 4.2, Table 6, eq. 44)",
     defaults=DEFAULTS,
-    formulations=["RV", "Rxyz", "F1", "EP-F1", "EP"],
+    formulations=["RV", "Rxyz", "F1", "EP-F1", "EP", "SE3"],
     outputs=list(OUTPUTS),
     output_groups={"p1": ["p1_x", "p1_y", "p1_z"], "com": ["com_x", "com_y", "com_z"],
                    "omega": ["omega_x", "omega_y", "omega_z"]},
