@@ -17,6 +17,7 @@ from lgbench.mbs.banded import band_clear, band_index, band_layout, band_set_con
 from lgbench.mbs.codes import RV, SE3
 from lgbench.mbs.constraints import constraint_matrix
 from lgbench.mbs.coordinate_update import update_coordinates, update_coordinates_inline
+from lgbench.mbs.constraint_tangent import velocity_constraint_tangent
 from lgbench.mbs.force_tangent import force_tangent_inline
 from lgbench.mbs.pose import rotation_start
 from lgbench.mbs.residual import dynamic_residual, generalized_forces_inline
@@ -308,20 +309,12 @@ def band_iteration_matrix(sys, q, dqn, v, t, bp, gp, scale, opts, w):
 
 
 @njit(cache=True)
-def stabilisation_blocks(sys, q, v, bp, gp, scale, opts, w):
-    """Index-2 blocks of the iteration matrix (paper 002 eq. 62) into w.S, after ``iteration_matrix``.
-
-    eta column: scale (M beta' + C_t gamma') B(q_n)^T; hidden-constraint rows (times 1/gamma'):
-    B + Z T / gamma' and B B(q_n)^T, with Z = d(B(q) v)/dq along UAC by forward differences.
-    """
+def _hidden_constraint_differences(sys, q, v, opts, w):
+    """w.Z = d(B(q) v)/dz along UAC by forward differences (one constraint matrix per coordinate)."""
     nv = v.shape[0]
     nc = sys.sizes[S_NC]
-    S = w.S
-    rel = opts.fd_relative_step
-    floor = opts.fd_step_floor
-    texp = opts.texp
     for k in range(nv):
-        eps = _step_sizes(q[k], rel, floor)
+        eps = _step_sizes(q[k], opts.fd_relative_step, opts.fd_step_floor)
         w.z[:] = 0.0
         w.z[k] = eps
         update_coordinates(sys, q, w.z, w.qp)
@@ -333,6 +326,25 @@ def stabilisation_blocks(sys, q, v, bp, gp, scale, opts, w):
                 bvp += w.Cp[r, c] * v[c]
                 bv += w.C[r, c] * v[c]
             w.Z[r, k] = (bvp - bv) / eps
+
+
+@njit(cache=True)
+def stabilisation_blocks(sys, q, v, bp, gp, scale, opts, w):
+    """Index-2 blocks of the iteration matrix (paper 002 eq. 62) into w.S, after ``iteration_matrix``.
+
+    eta column: scale (M beta' + C_t gamma') B(q_n)^T; hidden-constraint rows (times 1/gamma'):
+    B + Z T / gamma' and B B(q_n)^T, with Z = d(B(q) v)/dq along UAC, analytic
+    (``constraint_tangent.velocity_constraint_tangent``) where the force tangent is, else by forward
+    differences (``jacobian: finite-difference``).
+    """
+    nv = v.shape[0]
+    nc = sys.sizes[S_NC]
+    S = w.S
+    texp = opts.texp
+    if analytic_tangent_available(sys, opts, w):
+        velocity_constraint_tangent(sys, q, v, w.tangent.kinematics, w.tangent.load_map, w.Z)
+    else:
+        _hidden_constraint_differences(sys, q, v, opts, w)
     for r in range(nv):
         for c in range(nc):
             s = 0.0

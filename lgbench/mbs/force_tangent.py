@@ -9,7 +9,7 @@ Jacobians. Minimal-coordinate chains are differentiated by the tangent-linear RN
 The chain rule runs through the physical variables of each body: position x (global), rotation R with
 the body-frame increment dR = R dPi~, velocity u = x' (global) and angular velocity omega (body frame).
 Their derivatives with respect to the body's own coordinates are its *kinematic sensitivities*
-(``_kinematics``): [dx; dPi] = P dz and [du; domega] = Vz dz + Vv dv, with
+(``kinematic_sensitivities``): [dx; dPi] = P dz and [du; domega] = Vz dz + Vv dv, with
 - RV: dPi = dz (UAC composes R exp(dz~), paper 000 eq. 30); SE3: dx = R dz_U, dPi = dz_Omega, u = R U
   (paper 002 eqs. 3, 11b);
 - Rxyz: dPi = G(theta) dz, omega = G(theta) theta' (paper 000 eq. 13);
@@ -156,7 +156,7 @@ def _set_matrix3(A, k, r0, c0, R, transpose):
 
 
 @njit(inline="always")
-def _kinematics(body_int, i, form, q, v, R, K3, E):
+def kinematic_sensitivities(body_int, i, form, q, v, R, K3, E):
     """Body i's kinematic sensitivities P, Vz, Vv (module note) and its load map E, over its own velocity
     coordinates (translation first for free bodies). Which entries are nonzero depends on the body's kind
     and node type only, so every call writes the same entries and the others stay zero from allocation."""
@@ -721,7 +721,7 @@ def force_tangent_inline(sys, q, v, t, force, torque, tw, Kg, Cg, with_loads, wi
         R = _body_rotation(body_int, i, q)
         for r in range(9):
             rotation[i, r] = R[r]
-        _kinematics(body_int, i, form, q, v, R, kinematics, E)
+        kinematic_sensitivities(body_int, i, form, q, v, R, kinematics, E)
         _add_body_terms(body_int, body_real, slot, i, form, q, v, R, kinematics, E, force, torque, tw, Kg, Cg)
     force_int = sys.force_int
     force_real = sys.force_real
