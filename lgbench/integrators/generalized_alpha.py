@@ -19,7 +19,8 @@ term -h B^T(q_n) eta_n and B(q_{n+1}) v_{n+1} = 0 is imposed. Unknowns (dq_n, be
 with v_{n+1}, v'_{n+1} driven by dq_n + h B^T(q_n) eta (eq. 61); the hidden-constraint rows are
 multiplied by h beta / gamma, which gives the bounded iteration matrix of eq. (62):
 [[S_11, B^T, (M beta' + C_t gamma') B_n^T], [B T, 0, 0], [B + Z T / gamma', 0, B B_n^T]] (scaled as
-above), Z = d(B v)/dq by forward differences along UAC.
+above), Z = d(B v)/dq along UAC (``mbs/constraint_tangent``; forward differences with ``jacobian:
+finite-difference``).
 
 Lie group nodes: T = T_SO3 on the rotation block of RV nodes and T_SE3 (paper 002 eq. 35) on the
 6-block of SE3 nodes.

@@ -3,7 +3,8 @@
 numba compiles an entry point the first time it is called and keeps the machine code in the disk
 cache (``lgbench/_compile_cache.py``). The runs of a study call the entry points of a few *compile
 groups*: all fixed-step tableaus share ``integrate_explicit``, adaptive tableaus
-``integrate_explicit_adaptive``, generalized-alpha ``integrate_implicit`` (``integrate_implicit_banded``
+``integrate_explicit_adaptive`` (with projection: ``integrate_index1_rk`` and ``integrate_index1_adaptive``),
+generalized-alpha ``integrate_implicit`` (``integrate_implicit_banded``
 for chains), HHT ``integrate_hht`` (``integrate_hht_banded``), and so on; models and formulations are
 data to them. The implicit families also start from ``consistent_accelerations`` (paper 002 eq. 19),
 a compile of its own. On an empty cache a serial study compiles all of them one after the other, on
