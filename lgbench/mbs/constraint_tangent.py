@@ -25,7 +25,8 @@ from lgbench.mbs.pose import _rot_start, _vec3, body_angular_velocity
 from lgbench.mbs.system import B_CROW, B_FORM, B_NV, B_QSTART, B_VSTART, GROUND, J_BODY1, J_BODY2, J_ROW, J_TYPE
 
 POINT, POINT_RATE, VECTOR, VECTOR_RATE = range(4)
-"""Slots of the sensitivity scratch D[side, slot, 3, columns] of one joint's two bodies."""
+"""Slots of the sensitivity scratch D[side, slot, 3, columns] of one joint's two bodies (a rate right after
+its quantity)."""
 
 
 @njit(inline="always")
@@ -43,9 +44,12 @@ def _omega(sys, i, q, v):
 
 
 @njit(inline="always")
-def _point_sensitivity(sys, K3, i, R, omega, b, D, side):
-    """D[side, POINT] = dp/dz and D[side, POINT_RATE] = dp'/dz of body point b (3 x the body's nv)."""
+def _sensitivity(sys, K3, i, R, omega, b, point, D, side):
+    """Derivatives along z of body i's point b (``point``: p = x + R b, p' = u + R (omega x b), into
+    D[side, POINT], D[side, POINT_RATE]) or vector b (n = R b, n' = R (omega x b), into D[side, VECTOR],
+    D[side, VECTOR_RATE]); 3 x the body's nv each (module note)."""
     wb = _cross3(omega, b)
+    slot = POINT if point else VECTOR
     for c in range(sys.body_int[i, B_NV]):
         dx, dpi = _column(K3, i, POSITION, c)
         du, dw = _column(K3, i, VELOCITY_OF_Z, c)
@@ -53,23 +57,8 @@ def _point_sensitivity(sys, K3, i, R, omega, b, D, side):
         rv = _rotate(R, _cross3(dpi, wb))
         rw = _rotate(R, _cross3(dw, b))
         for k in range(3):
-            D[side, POINT, k, c] = dx[k] + rp[k]
-            D[side, POINT_RATE, k, c] = du[k] + rv[k] + rw[k]
-
-
-@njit(inline="always")
-def _vector_sensitivity(sys, K3, i, R, omega, a, D, side):
-    """D[side, VECTOR] = dn/dz and D[side, VECTOR_RATE] = dn'/dz of body vector a."""
-    wa = _cross3(omega, a)
-    for c in range(sys.body_int[i, B_NV]):
-        _, dpi = _column(K3, i, POSITION, c)
-        _, dw = _column(K3, i, VELOCITY_OF_Z, c)
-        rn = _rotate(R, _cross3(dpi, a))
-        rv = _rotate(R, _cross3(dpi, wa))
-        rw = _rotate(R, _cross3(dw, a))
-        for k in range(3):
-            D[side, VECTOR, k, c] = rn[k]
-            D[side, VECTOR_RATE, k, c] = rv[k] + rw[k]
+            D[side, slot, k, c] = (dx[k] if point else 0.0) + rp[k]
+            D[side, slot + 1, k, c] = (du[k] if point else 0.0) + rv[k] + rw[k]
 
 
 @njit(inline="always")
@@ -131,7 +120,7 @@ def velocity_constraint_tangent(sys, q, v, K3, E, Z):
         if kind == COINCIDENT:
             for side, i, R, w, b in ((0, b1, R1, w1, a1), (1, b2, R2, w2, a2)):
                 if i != GROUND:
-                    _point_sensitivity(sys, K3, i, R, w, b, D, side)
+                    _sensitivity(sys, K3, i, R, w, b, True, D, side)
             _add_rows(sys, b1, D, 0, POINT_RATE, 1.0, row, Z)
             _add_rows(sys, b2, D, 1, POINT_RATE, -1.0, row, Z)
         elif kind == PERPENDICULAR:
@@ -139,11 +128,11 @@ def velocity_constraint_tangent(sys, q, v, K3, E, Z):
             nd1 = _rotate(R1, _cross3(w1, a1))
             nd2 = _rotate(R2, _cross3(w2, a2))
             if b1 != GROUND:
-                _vector_sensitivity(sys, K3, b1, R1, w1, a1, D, 0)
+                _sensitivity(sys, K3, b1, R1, w1, a1, False, D, 0)
                 _add_row(sys, b1, D, 0, VECTOR_RATE, n2, 1.0, row, Z)
                 _add_row(sys, b1, D, 0, VECTOR, nd2, 1.0, row, Z)
             if b2 != GROUND:
-                _vector_sensitivity(sys, K3, b2, R2, w2, a2, D, 1)
+                _sensitivity(sys, K3, b2, R2, w2, a2, False, D, 1)
                 _add_row(sys, b2, D, 1, VECTOR_RATE, n1, 1.0, row, Z)
                 _add_row(sys, b2, D, 1, VECTOR, nd1, 1.0, row, Z)
         elif kind == POINT_ON_LINE:
@@ -152,9 +141,9 @@ def velocity_constraint_tangent(sys, q, v, K3, E, Z):
             d = (p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2])
             dd = (pd2[0] - pd1[0], pd2[1] - pd1[1], pd2[2] - pd1[2])
             if b1 != GROUND:
-                _point_sensitivity(sys, K3, b1, R1, w1, a1, D, 0)
+                _sensitivity(sys, K3, b1, R1, w1, a1, True, D, 0)
             if b2 != GROUND:
-                _point_sensitivity(sys, K3, b2, R2, w2, a2, D, 1)
+                _sensitivity(sys, K3, b2, R2, w2, a2, True, D, 1)
             for k in range(2):
                 t = _joint_vector(p, 6 + 3 * k)
                 n = body_vector(body_int, b1, q, t)
@@ -165,7 +154,7 @@ def velocity_constraint_tangent(sys, q, v, K3, E, Z):
                 _add_row(sys, b1, D, 0, POINT_RATE, n, -1.0, row + k, Z)
                 _add_row(sys, b1, D, 0, POINT, nd, -1.0, row + k, Z)
                 if b1 != GROUND:
-                    _vector_sensitivity(sys, K3, b1, R1, w1, t, D, 0)
+                    _sensitivity(sys, K3, b1, R1, w1, t, False, D, 0)
                     _add_row(sys, b1, D, 0, VECTOR, dd, 1.0, row + k, Z)
                     _add_row(sys, b1, D, 0, VECTOR_RATE, d, 1.0, row + k, Z)
         elif kind == BODY_FRAME_POINT:
@@ -177,7 +166,7 @@ def velocity_constraint_tangent(sys, q, v, K3, E, Z):
             dd = (pd1[0] - pd2[0], pd1[1] - pd2[1], pd1[2] - pd2[2])
             for side, i, R, w, b, sign in ((0, b1, R1, w1, a1, 1.0), (1, b2, R2, w2, a2, -1.0)):
                 if i != GROUND:
-                    _point_sensitivity(sys, K3, i, R, w, b, D, side)
+                    _sensitivity(sys, K3, i, R, w, b, True, D, side)
                     _add_row(sys, i, D, side, POINT, dd, sign, row, Z)
                     _add_row(sys, i, D, side, POINT_RATE, d, sign, row, Z)
 
