@@ -54,3 +54,19 @@ def test_any_value_in_any_field_of_any_shipped_mechanism_loads_or_is_one_line(tm
         message = str(error)
         assert "\n" not in message and len(message) < 2000, message
         assert str(file) in message or error.field is not None, message
+
+
+def test_a_huge_joint_type_is_echoed_shortened(tmp_path):
+    """Found by the fuzz: pydantic quotes a union's tag in its message, so a 1000-digit joint type made a
+    message of several thousand characters."""
+    data = yaml.safe_load(FILES[0].read_text())
+    data["joints"][0]["type"] = [[10 ** 400, 10 ** 400]]
+    path = tmp_path / "huge.yaml"
+    path.write_text(yaml.safe_dump(data))
+    try:
+        load_mechanism(path)
+    except InputError as error:
+        message = str(error)
+        assert "\n" not in message and len(message) < 600 and "field 'joints[0]'" in message, message
+    else:
+        raise AssertionError("a list is not a joint type")

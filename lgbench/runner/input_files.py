@@ -6,6 +6,7 @@ line naming the file, the field (``joints[2].axis``) and what is allowed there.
 from __future__ import annotations
 
 import inspect
+import re
 import typing
 from collections.abc import Callable
 from pathlib import Path
@@ -114,7 +115,9 @@ def validation_error(error: ValidationError, file: str, root: type[BaseModel],
         what, allowed = pattern_meaning(location)
         return InputError(f"'{bounds.echo_text(str(problem['input']))}' is not a usable {what}", file=file,
                           field=field, allowed=allowed)
-    message = problem["msg"].removeprefix("Value error, ")
+    # pydantic quotes some inputs in its message (a union's tag): shortened like every other echo
+    message = re.sub(r"'([^']{%d,})'" % bounds.MAX_ECHO, lambda m: f"'{bounds.echo_text(m.group(1))}'",
+                     problem["msg"].removeprefix("Value error, "))
     given = problem.get("input")
     if isinstance(given, bool | int | float | str) and problem["type"] != "value_error":
         message += f" (got {bounds.echo_text(repr(given))})"
