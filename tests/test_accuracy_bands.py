@@ -49,7 +49,7 @@ def test_a_method_whose_coarsest_run_beats_the_target_costs_at_most_that_run():
 
 
 def test_runner_up_within_the_timing_spread_is_no_clear_winner():
-    cost = method_cost([1e-2, 5e-3], [1e-4, 2.5e-5], [1.0, 2.0], [0.5, 0.5], 5e-5)
+    cost = method_cost("m", [1e-2, 5e-3], [1e-4, 2.5e-5], [1.0, 2.0], [0.5, 0.5], 5e-5)
     assert cost.slowest_cpu_s == pytest.approx(1.5 * cost.cpu_s)
     runs, errors = power_law_runs()
     noisy = runs.assign(cpu_spread=[0.9 if i == "B" else 0.0 for i in runs["integrator"]])

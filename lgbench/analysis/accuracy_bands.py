@@ -84,8 +84,8 @@ class Band:
         return self.runner_up is not None and self.runner_up.cpu_s <= self.best.slowest_cpu_s
 
 
-def method_cost(h, error, cpu, spread, target: float) -> MethodCost | None:
-    """The cost of one method at ``target`` from its runs' step sizes, errors, CPU times and timing
+def method_cost(method: str, h, error, cpu, spread, target: float) -> MethodCost | None:
+    """The cost of ``method`` at ``target`` from its runs' step sizes, errors, CPU times and timing
     spreads; None if no run reached the target."""
     points = [(float(x), float(e), float(c), float(s) if math.isfinite(s) else 0.0)
               for x, e, c, s in zip(h, error, cpu, spread) if e > 0 and c > 0 and math.isfinite(e)
@@ -96,9 +96,9 @@ def method_cost(h, error, cpu, spread, target: float) -> MethodCost | None:
     slowest = [c * (1.0 + s) for _, _, c, s in points]
     cost, _ = cost_at_error(hs, errors, fastest, target)
     if not math.isnan(cost):
-        return MethodCost("", cost, cost_at_error(hs, errors, slowest, target)[0], False)
+        return MethodCost(method, cost, cost_at_error(hs, errors, slowest, target)[0], False)
     coarsest = max(points)                  # every error is below the target
-    return MethodCost("", coarsest[2], coarsest[2] * (1.0 + coarsest[3]), True)
+    return MethodCost(method, coarsest[2], coarsest[2] * (1.0 + coarsest[3]), True)
 
 
 def accuracy_bands(runs, errors, quantity: str, measure: str,
@@ -111,17 +111,15 @@ def accuracy_bands(runs, errors, quantity: str, measure: str,
     spread = ok["cpu_spread"] if "cpu_spread" in ok.columns else [0.0] * len(ok)
     timing = {(method_label(f, i), float(h)): (float(c), float(s))
               for f, i, h, c, s in zip(ok["formulation"], ok["integrator"], ok["h"], ok["cpu_s"], spread)}
+    curves = {}
+    for method in table.columns:
+        column = table[method].dropna()
+        rows = [(h, e, *timing[(method, float(h))]) for h, e in column.items() if (method, float(h)) in timing]
+        curves[method] = tuple(zip(*rows)) if rows else None
     bands = []
     for target in targets:
-        reached, missed = [], []
-        for method in table.columns:
-            column = table[method].dropna()
-            rows = [(h, e, *timing[(method, float(h))]) for h, e in column.items() if (method, float(h)) in timing]
-            cost = method_cost(*zip(*rows), target) if rows else None
-            if cost is None:
-                missed.append(method)
-            else:
-                reached.append(MethodCost(method, cost.cpu_s, cost.slowest_cpu_s, cost.upper_bound))
-        reached.sort(key=lambda item: item.cpu_s)
-        bands.append(Band(float(target), tuple(reached), tuple(missed)))
+        costs = {method: method_cost(method, *curve, target) if curve else None for method, curve in curves.items()}
+        reached = sorted((cost for cost in costs.values() if cost is not None), key=lambda item: item.cpu_s)
+        missed = tuple(method for method, cost in costs.items() if cost is None)
+        bands.append(Band(float(target), tuple(reached), missed))
     return bands
