@@ -639,6 +639,30 @@ def plot(results_dir: Annotated[Path, typer.Argument(metavar="RESULTS_DIR", help
         typer.echo(str(path))
 
 
+@app.command("compile")
+def compile_(study_files: Annotated[list[Path], typer.Argument(metavar="STUDY.yaml...", help="Study files.")],
+             profile: Annotated[str | None, typer.Option(help="Profile of the study files to compile for.")] = None,
+             jobs: Annotated[int | None, typer.Option("--jobs", "-j", help="Compile processes (default: one per core).")] = None):
+    """Compile, into the compile cache, every entry point the studies' runs call, JOBS at a time, and
+    nothing else (run and reproduce do this themselves on an empty cache; this warms it ahead, e.g. before
+    tests or a batch job)."""
+    import time
+
+    from lgbench.runner.grid import study_specs
+    from lgbench.runner.precompile import precompile
+    from lgbench.runner.study import load_study
+
+    if jobs is not None and jobs < 1:
+        raise InputError(f"must be at least 1, got {jobs}", field="--jobs")
+    specs = [spec for path in study_files for spec in study_specs(load_study(path, profile=profile))]
+    started = time.perf_counter()
+    workers = precompile(specs, jobs, progress=typer.echo)
+    if workers == 0:
+        typer.echo("one core (or one task): the runs compile as they go")
+    else:
+        typer.echo(f"compiled in {time.perf_counter() - started:.0f} s on {workers} cores")
+
+
 @app.command()
 def reproduce(study_files: Annotated[list[Path], typer.Argument(metavar="STUDY.yaml...", help="Study files.")],
               results: Annotated[Path, typer.Option(help="Parent folder of the result folders.")] = Path("results"),

@@ -244,3 +244,26 @@ def test_in_a_log_or_pipe_compiling_prints_only_its_lines(tmp_path, monkeypatch)
     assert "\r" not in pipe.getvalue() and "… " not in pipe.getvalue()
     assert lines[0] == "compiling in 4 parts on 2 cores" and lines[-1] == ""
     assert [line.split(":")[0] for line in lines[1:-1]] == ["compiled 1/4", "compiled 2/4", "compiled 3/4", "compiled 4/4"]
+
+
+def test_compile_command_compiles_the_studies_entry_points_on_every_core():
+    from typer.testing import CliRunner
+
+    from lgbench.cli import app
+
+    result = CliRunner().invoke(app, ["compile", str(ROOT / "studies" / "pendulum.yaml"), "--profile", "quick",
+                                      "--jobs", "2"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    parts = len(compile_tasks(study_specs(load_study(ROOT / "studies" / "pendulum.yaml", profile="quick"))))
+    assert lines[0] == f"compiling in {parts} parts on 2 cores"
+    assert len(lines) == parts + 2 and re.fullmatch(r"compiled in \d+ s on 2 cores", lines[-1])
+
+
+@pytest.mark.parametrize("arguments, expected", [
+    (["--jobs", "0"], "--jobs"), (["--profile", "nonesuch"], "nonesuch")])
+def test_compile_command_bad_input_is_one_line(arguments, expected):
+    done = subprocess.run([sys.executable, "-m", "lgbench", "compile", str(ROOT / "studies" / "pendulum.yaml"),
+                           *arguments], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and expected in done.stderr, done.stderr
