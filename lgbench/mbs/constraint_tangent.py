@@ -21,7 +21,7 @@ from lgbench.mbs.codes import BODY_FRAME_POINT, COINCIDENT, DISTANCE, PERPENDICU
 from lgbench.mbs.constraints import _body_rotation, _cross3, _joint_vector, _rotate, _rotate_back, body_vector
 from lgbench.mbs.force_tangent import POSITION, VELOCITY_OF_Z, kinematic_sensitivities
 from lgbench.mbs.loads import point_motion
-from lgbench.mbs.pose import _rot_start, _vec3, body_angular_velocity
+from lgbench.mbs.pose import _rot_start, _vec3, body_angular_velocity, rotation_start
 from lgbench.mbs.system import B_CROW, B_FORM, B_NV, B_QSTART, B_VSTART, GROUND, J_BODY1, J_BODY2, J_ROW, J_TYPE
 
 POINT, POINT_RATE, VECTOR, VECTOR_RATE = range(4)
@@ -36,21 +36,16 @@ def _column(K3, i, block, c):
     return (m[0, c], m[1, c], m[2, c]), (m[3, c], m[4, c], m[5, c])
 
 
-@njit(inline="always")
-def _omega(sys, i, q, v):
-    form = sys.body_int[i, B_FORM]
-    qr, vr = _rot_start(sys, i)
-    return body_angular_velocity(form, q, qr, v, vr)
-
-
-@njit(inline="always")
-def _sensitivity(sys, K3, i, R, omega, b, point, D, side):
+@njit(cache=True)
+def _sensitivity(body_int, K3, i, R, omega, b, point, D, side):
     """Derivatives along z of body i's point b (``point``: p = x + R b, p' = u + R (omega x b), into
     D[side, POINT], D[side, POINT_RATE]) or vector b (n = R b, n' = R (omega x b), into D[side, VECTOR],
-    D[side, VECTOR_RATE]); 3 x the body's nv each (module note)."""
+    D[side, VECTOR_RATE]); 3 x the body's nv each (module note). A compiled call, as ``_body`` and
+    ``_point_motion``: Z is assembled once per iteration matrix, and nine inlined copies of each took
+    most of the 40 s this module took to compile."""
     wb = _cross3(omega, b)
     slot = POINT if point else VECTOR
-    for c in range(sys.body_int[i, B_NV]):
+    for c in range(body_int[i, B_NV]):
         dx, dpi = _column(K3, i, POSITION, c)
         du, dw = _column(K3, i, VELOCITY_OF_Z, c)
         rp = _rotate(R, _cross3(dpi, b))
@@ -83,14 +78,22 @@ def _add_rows(sys, i, D, side, slot, sign, row, Z):
             Z[row + k, vs + c] += sign * D[side, slot, k, c]
 
 
-@njit(inline="always")
-def _body(sys, i, q, v, K3, E):
+@njit(cache=True)
+def _body(body_int, i, q, v, K3, E):
     """R of body i (9-tuple) and omega (body frame), with its sensitivities written to K3; ground: identity."""
     if i == GROUND:
         return (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0), (0.0, 0.0, 0.0)
-    R = _body_rotation(sys.body_int, i, q)
-    kinematic_sensitivities(sys.body_int, i, sys.body_int[i, B_FORM], q, v, R, K3, E)
-    return R, _omega(sys, i, q, v)
+    form = body_int[i, B_FORM]
+    R = _body_rotation(body_int, i, q)
+    kinematic_sensitivities(body_int, i, form, q, v, R, K3, E)
+    qr, vr = rotation_start(body_int, i)
+    return R, body_angular_velocity(form, q, qr, v, vr)
+
+
+@njit(cache=True)
+def _point_motion(sys, i, q, v, b):
+    """``loads.point_motion`` as a compiled call."""
+    return point_motion(sys, i, q, v, b)
 
 
 @njit(cache=True)
@@ -113,14 +116,14 @@ def velocity_constraint_tangent(sys, q, v, K3, E, Z):
         b2 = joint_int[j, J_BODY2]
         p = sys.joint_real[j]
         kind = joint_int[j, J_TYPE]
-        R1, w1 = _body(sys, b1, q, v, K3, E)
-        R2, w2 = _body(sys, b2, q, v, K3, E)
+        R1, w1 = _body(body_int, b1, q, v, K3, E)
+        R2, w2 = _body(body_int, b2, q, v, K3, E)
         a1 = _joint_vector(p, 0)
         a2 = _joint_vector(p, 3)
         if kind == COINCIDENT:
             for side, i, R, w, b in ((0, b1, R1, w1, a1), (1, b2, R2, w2, a2)):
                 if i != GROUND:
-                    _sensitivity(sys, K3, i, R, w, b, True, D, side)
+                    _sensitivity(body_int, K3, i, R, w, b, True, D, side)
             _add_rows(sys, b1, D, 0, POINT_RATE, 1.0, row, Z)
             _add_rows(sys, b2, D, 1, POINT_RATE, -1.0, row, Z)
         elif kind == PERPENDICULAR:
@@ -128,22 +131,22 @@ def velocity_constraint_tangent(sys, q, v, K3, E, Z):
             nd1 = _rotate(R1, _cross3(w1, a1))
             nd2 = _rotate(R2, _cross3(w2, a2))
             if b1 != GROUND:
-                _sensitivity(sys, K3, b1, R1, w1, a1, False, D, 0)
+                _sensitivity(body_int, K3, b1, R1, w1, a1, False, D, 0)
                 _add_row(sys, b1, D, 0, VECTOR_RATE, n2, 1.0, row, Z)
                 _add_row(sys, b1, D, 0, VECTOR, nd2, 1.0, row, Z)
             if b2 != GROUND:
-                _sensitivity(sys, K3, b2, R2, w2, a2, False, D, 1)
+                _sensitivity(body_int, K3, b2, R2, w2, a2, False, D, 1)
                 _add_row(sys, b2, D, 1, VECTOR_RATE, n1, 1.0, row, Z)
                 _add_row(sys, b2, D, 1, VECTOR, nd1, 1.0, row, Z)
         elif kind == POINT_ON_LINE:
-            p1, pd1 = point_motion(sys, b1, q, v, a1)
-            p2, pd2 = point_motion(sys, b2, q, v, a2)
+            p1, pd1 = _point_motion(sys, b1, q, v, a1)
+            p2, pd2 = _point_motion(sys, b2, q, v, a2)
             d = (p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2])
             dd = (pd2[0] - pd1[0], pd2[1] - pd1[1], pd2[2] - pd1[2])
             if b1 != GROUND:
-                _sensitivity(sys, K3, b1, R1, w1, a1, True, D, 0)
+                _sensitivity(body_int, K3, b1, R1, w1, a1, True, D, 0)
             if b2 != GROUND:
-                _sensitivity(sys, K3, b2, R2, w2, a2, True, D, 1)
+                _sensitivity(body_int, K3, b2, R2, w2, a2, True, D, 1)
             for k in range(2):
                 t = _joint_vector(p, 6 + 3 * k)
                 n = body_vector(body_int, b1, q, t)
@@ -154,19 +157,19 @@ def velocity_constraint_tangent(sys, q, v, K3, E, Z):
                 _add_row(sys, b1, D, 0, POINT_RATE, n, -1.0, row + k, Z)
                 _add_row(sys, b1, D, 0, POINT, nd, -1.0, row + k, Z)
                 if b1 != GROUND:
-                    _sensitivity(sys, K3, b1, R1, w1, t, False, D, 0)
+                    _sensitivity(body_int, K3, b1, R1, w1, t, False, D, 0)
                     _add_row(sys, b1, D, 0, VECTOR, dd, 1.0, row + k, Z)
                     _add_row(sys, b1, D, 0, VECTOR_RATE, d, 1.0, row + k, Z)
         elif kind == BODY_FRAME_POINT:
             _body_frame_point(sys, b1, q, v, R1, w1, a2, K3, row, Z)
         elif kind == DISTANCE:
-            p1, pd1 = point_motion(sys, b1, q, v, a1)
-            p2, pd2 = point_motion(sys, b2, q, v, a2)
+            p1, pd1 = _point_motion(sys, b1, q, v, a1)
+            p2, pd2 = _point_motion(sys, b2, q, v, a2)
             d = (p1[0] - p2[0], p1[1] - p2[1], p1[2] - p2[2])
             dd = (pd1[0] - pd2[0], pd1[1] - pd2[1], pd1[2] - pd2[2])
             for side, i, R, w, b, sign in ((0, b1, R1, w1, a1, 1.0), (1, b2, R2, w2, a2, -1.0)):
                 if i != GROUND:
-                    _sensitivity(sys, K3, i, R, w, b, True, D, side)
+                    _sensitivity(body_int, K3, i, R, w, b, True, D, side)
                     _add_row(sys, i, D, side, POINT, dd, sign, row, Z)
                     _add_row(sys, i, D, side, POINT_RATE, d, sign, row, Z)
 
@@ -177,7 +180,7 @@ def _body_frame_point(sys, i, q, v, R, omega, ground, K3, row, Z):
     xs = sys.body_int[i, B_QSTART]
     x = _vec3(q, xs)
     c = _rotate_back(R, (x[0] - ground[0], x[1] - ground[1], x[2] - ground[2]))
-    _, u = point_motion(sys, i, q, v, (0.0, 0.0, 0.0))
+    _, u = _point_motion(sys, i, q, v, (0.0, 0.0, 0.0))
     ub = _rotate_back(R, u)
     vs = sys.body_int[i, B_VSTART]
     for col in range(sys.body_int[i, B_NV]):
