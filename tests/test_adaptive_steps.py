@@ -86,3 +86,43 @@ def test_an_exhausted_step_budget_is_a_failure_that_says_so_not_a_divergence():
                                 options=(("step_control", "adaptive"), ("max_steps", 5))))
     assert result.status == "failed"
     assert "step budget" in result.message and "max_steps" in result.message
+
+
+ADAPTIVE = (("step_control", "adaptive"),)
+
+
+@pytest.mark.parametrize("integrator", ["DOPRI5", "DOPRI5-index1"])
+def test_a_rule_tolerance_below_round_off_is_one_line_naming_the_coarsest_step(integrator):
+    """The rule 1e-2 / (t_end/h)^5 gives rtol = 1e-17 at h = 1e-3: below the round-off of the error
+    estimate every step would be rejected down to h_min (on the Puma 560 the rule's 1e-21 made 1e-11 s steps)."""
+    from lgbench.runner.single_run import SMALLEST_RELATIVE_TOLERANCE, build_run
+
+    formulation = "RV"
+    with pytest.raises(InputError) as raised:
+        build_run(RunSpec("slider_crank", formulation, integrator, 1e-3, 1.0, options=ADAPTIVE))
+    coarsest = 1.0 / (1e-2 / SMALLEST_RELATIVE_TOLERANCE) ** (1 / 5)
+    assert raised.value.field == "h" and f"use h >= {coarsest:.3g}" in str(raised.value)
+    assert tolerance_rule(1.0, coarsest * 1.0001, 5)[0] >= SMALLEST_RELATIVE_TOLERANCE
+    build_run(RunSpec("slider_crank", formulation, integrator, coarsest * 1.0001, 1.0, options=ADAPTIVE))
+    with pytest.raises(InputError) as raised:
+        build_run(RunSpec("slider_crank", formulation, integrator, 0.05, 1.0, options=ADAPTIVE + (("rtol", 1e-16),)))
+    assert raised.value.field == "options.rtol"
+
+
+def test_a_study_whose_grid_reaches_below_round_off_names_file_and_field(tmp_path):
+    import yaml
+
+    from lgbench.runner.study import load_study
+
+    study = {"name": "fine", "model": "slider_crank", "t_end": 1.0, "formulations": ["RV"],
+             "integrators": [{"name": "DOPRI5-index1", "options": {"step_control": "adaptive"},
+                              "steps": {"rule": "geometric", "h0": 0.05, "base": 2, "n": [1, 6]}}],
+             "steps": {"rule": "geometric", "h0": 1e-3, "base": 2, "n": [1, 2]},
+             "reference": {"formulation": "RV", "integrator": "RK67", "h": 1e-4},
+             "errors": [{"quantity": "slider_position", "measure": "max_over_time"}]}
+    path = tmp_path / "fine.yaml"
+    path.write_text(yaml.safe_dump(study))
+    with pytest.raises(InputError) as raised:
+        load_study(path)
+    assert raised.value.file == str(path) and raised.value.field == "integrators[0].steps"
+    assert "at h = 0.0015625 " in str(raised.value)

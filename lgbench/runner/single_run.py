@@ -189,7 +189,39 @@ def build_run(spec: RunSpec):
                          f"integrator '{spec.integrator}'", field="formulation",
                          allowed=list(integrator.formulations))
     options = integrator.validate_options(spec.options_dict())
+    check_resolvable_tolerance(integrator, options, spec.h, spec.t_end)
     return model.build(spec.formulation, spec.params_dict()), integrator, options
+
+
+SMALLEST_RELATIVE_TOLERANCE = 1e-15
+"""The smallest rtol of a step-size-controlled run: about 4.5 units of double-precision round-off (the
+heavy top of paper 000 Fig. 5 goes down to 3e-15). Below it the round-off of a step and of its embedded
+solution becomes the larger part of the error estimate, and every step is rejected towards h_min. DOPRI5-index1 on the Puma 560 RV over 0.05 s (h_max = 0.01,
+at most 30000 steps): rtol = 1e-14 takes 4079 steps (2 rejected), 1e-15 6478 (326 rejected); 1e-17
+reaches t = 2.4e-3 with 57 % of its steps rejected (5e-8 s the smallest), 1e-21 (the rule's rtol at
+h = 1.6e-4 over 1 s) t = 8.7e-7 with 1e-11 s steps. The Puma study's first grid (down to h = 1.6e-4)
+therefore seemed to hang."""
+
+
+def check_resolvable_tolerance(integrator, options: dict, h: float, t_end: float, field: str = "h",
+                               file: str | None = None) -> None:
+    """InputError when a step-size-controlled run's relative tolerance (given, or the rule's at h) is below
+    SMALLEST_RELATIVE_TOLERANCE."""
+    if options.get("step_control") != "adaptive":
+        return
+    from lgbench.integrators.adaptive import adaptive_tolerances
+
+    r_tol, _ = adaptive_tolerances(options, integrator.order, h, t_end)
+    if r_tol >= SMALLEST_RELATIVE_TOLERANCE:
+        return
+    if options.get("rtol") != "rule":
+        raise InputError(f"rtol = {r_tol:.1e} is below what double precision resolves in a step's error "
+                         f"estimate (at least {SMALLEST_RELATIVE_TOLERANCE:g})", field="options.rtol", file=file)
+    coarsest = t_end / (1e-2 / SMALLEST_RELATIVE_TOLERANCE) ** (1.0 / integrator.order)
+    raise InputError(f"at h = {h:g} the tolerance rule 1e-2 / (t_end / h)^{integrator.order} of paper 000 "
+                     f"Sect. 4 gives rtol = {r_tol:.1e}, below what double precision resolves in a step's error "
+                     f"estimate (at least {SMALLEST_RELATIVE_TOLERANCE:g}); use h >= {coarsest:.3g} or give rtol",
+                     field=field, file=file)
 
 
 def sample_times(t_end: float, n_samples: int | None) -> np.ndarray:

@@ -544,6 +544,7 @@ def _check_names(study: Study, file: str) -> None:
         field = f"integrators[{index}]" if isinstance(study.integrators[index], str) else f"integrators[{index}].name"
         check_name(entry.name, integrator_names, "integrator", field, file)
         _check_options(registry[entry.name], entry.options, f"integrators[{index}].options", file)
+        _check_tolerances(study, registry[entry.name], entry, index, file)
     for index, item in enumerate(study.exclude):
         check_name(item.formulation, study.formulations, "formulation of this study",
                    f"exclude[{index}].formulation", file)
@@ -591,6 +592,17 @@ def _check_compatible(formulation: str, integrator: Any, field: str, file: str) 
         raise InputError(f"formulation '{formulation}' cannot run with the {integrator.kind} integrator "
                          f"'{integrator.name}'; exclude the combination", file=file, field=field,
                          allowed=list(integrator.formulations))
+
+
+def _check_tolerances(study: Study, integrator: Any, entry: IntegratorEntry, index: int, file: str) -> None:
+    """A step-size-controlled entry's tolerance at each of its step sizes is one double precision resolves
+    (``single_run.check_resolvable_tolerance``)."""
+    from lgbench.runner.single_run import check_resolvable_tolerance
+
+    options = integrator.validate_options(entry.options)
+    field = f"integrators[{index}].steps" if entry.steps else "steps"
+    for h in (entry.steps or study.steps).sizes():
+        check_resolvable_tolerance(integrator, options, h, study.t_end, field, file)
 
 
 def _check_options(integrator: Any, options: dict[str, Any], field: str, file: str) -> None:
