@@ -88,10 +88,10 @@ def configure_numba_cache() -> str:
     return str(directory)
 
 
-COMPILE_MINUTES = "2 min"
+COMPILE_MINUTES = "4 min"
 """How long the first compilation of a study takes on a 2-core machine, in parallel (runner/precompile.py;
-flagship, measured 2026-11-26 at stop 33: 103 s of wall time, of which 100 s the generalized-alpha entry
-point)."""
+flagship, measured 2026-11-27 at stop 37 on a fresh clone with an empty cache: 247 s of wall time, all of
+it the generalized-alpha entry point; the whole `make run` 5.8 min with the install)."""
 
 
 def is_cold(directory: str | None = None) -> bool:
