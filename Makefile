@@ -22,7 +22,7 @@ run: $(STAMP)
 	$(VENV)/bin/lgbench report results/heavy_top
 
 ## Install if needed and run the default test suite: first compile, on every core, the engine the
-## studies' quick profiles call (nothing on a warm cache), then the tests on up to four cores.
+## studies' quick profiles call (on a warm cache it only loads it), then the tests on up to four cores.
 TEST_WORKERS ?= $(shell $(PYTHON) -c "import os; print(min(4, len(os.sched_getaffinity(0))))" 2>/dev/null || echo 1)
 test: $(STAMP)
 	$(VENV)/bin/lgbench compile $(wildcard studies/*.yaml) --profile quick

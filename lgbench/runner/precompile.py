@@ -77,8 +77,9 @@ def compile_tasks(specs: Iterable[RunSpec]) -> list[Task]:
     implicit entry points, the outputs last. The implicit entry points call the same compiled kernels
     (residual, force and constraint tangents, iteration-matrix blocks); compiled beside each other both
     processes compile those, compiled after the first they load them from the cache: HHT took 271 s beside
-    generalized-alpha and 151 s after it, on an empty cache (``docs/performance.md``, "Compile time"). A model's outputs are a task of their own, not part of its integration, so that they compile
-    on another core than the longest entry point (``docs/performance.md``, "Compile time")."""
+    generalized-alpha and 151 s after it, on an empty cache. A model's outputs are a task of their own, not
+    part of its integration, so that they compile on another core than the longest entry point
+    (``docs/performance.md``, "Compile time")."""
     runs: dict[tuple[str, ...], RunSpec] = {}
     start: list[Task] = []
     outputs: dict[str, RunSpec] = {}

@@ -196,8 +196,8 @@ def build_run(spec: RunSpec):
 SMALLEST_RELATIVE_TOLERANCE = 1e-15
 """The smallest rtol of a step-size-controlled run: about 4.5 units of double-precision round-off (the
 heavy top of paper 000 Fig. 5 goes down to 3e-15). Below it the round-off of a step and of its embedded
-solution becomes the larger part of the error estimate, and every step is rejected towards h_min. DOPRI5-index1 on the Puma 560 RV over 0.05 s (h_max = 0.01,
-at most 30000 steps): rtol = 1e-14 takes 4079 steps (2 rejected), 1e-15 6478 (326 rejected); 1e-17
+solution becomes the larger part of the error estimate, and every step is rejected towards h_min.
+DOPRI5-index1 on the Puma 560 RV over 0.05 s (h_max = 0.01, at most 30000 steps): rtol = 1e-14 takes 4079 steps (2 rejected), 1e-15 6478 (326 rejected); 1e-17
 reaches t = 2.4e-3 with 57 % of its steps rejected (5e-8 s the smallest), 1e-21 (the rule's rtol at
 h = 1.6e-4 over 1 s) t = 8.7e-7 with 1e-11 s steps. The Puma study's first grid (down to h = 1.6e-4)
 therefore seemed to hang."""

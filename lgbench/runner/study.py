@@ -543,8 +543,8 @@ def _check_names(study: Study, file: str) -> None:
     for index, entry in enumerate(entries):
         field = f"integrators[{index}]" if isinstance(study.integrators[index], str) else f"integrators[{index}].name"
         check_name(entry.name, integrator_names, "integrator", field, file)
-        _check_options(registry[entry.name], entry.options, f"integrators[{index}].options", file)
-        _check_tolerances(study, registry[entry.name], entry, index, file)
+        options = _check_options(registry[entry.name], entry.options, f"integrators[{index}].options", file)
+        _check_tolerances(study, registry[entry.name], entry, options, index, file)
     for index, item in enumerate(study.exclude):
         check_name(item.formulation, study.formulations, "formulation of this study",
                    f"exclude[{index}].formulation", file)
@@ -594,21 +594,21 @@ def _check_compatible(formulation: str, integrator: Any, field: str, file: str) 
                          allowed=list(integrator.formulations))
 
 
-def _check_tolerances(study: Study, integrator: Any, entry: IntegratorEntry, index: int, file: str) -> None:
-    """A step-size-controlled entry's tolerance at each of its step sizes is one double precision resolves
-    (``single_run.check_resolvable_tolerance``)."""
+def _check_tolerances(study: Study, integrator: Any, entry: IntegratorEntry, options: dict[str, Any], index: int,
+                      file: str) -> None:
+    """A step-size-controlled entry's tolerance (``options`` validated) at each of its step sizes is one
+    double precision resolves (``single_run.check_resolvable_tolerance``)."""
     from lgbench.runner.single_run import check_resolvable_tolerance
 
-    options = integrator.validate_options(entry.options)
     field = f"integrators[{index}].steps" if entry.steps else "steps"
     for h in (entry.steps or study.steps).sizes():
         check_resolvable_tolerance(integrator, options, h, study.t_end, field, file)
 
 
-def _check_options(integrator: Any, options: dict[str, Any], field: str, file: str) -> None:
-    """Options must be ones the integrator knows, with valid values."""
+def _check_options(integrator: Any, options: dict[str, Any], field: str, file: str) -> dict[str, Any]:
+    """Options must be ones the integrator knows, with valid values; returns them validated."""
     try:
-        integrator.validate_options(options)
+        validated = integrator.validate_options(options)
     except InputError as error:
         suffix = (error.field or "").removeprefix("options").lstrip(".")
         raise InputError(error.args[0], file=file, field=f"{field}.{suffix}" if suffix else field,
@@ -618,6 +618,7 @@ def _check_options(integrator: Any, options: dict[str, Any], field: str, file: s
         raise InputError("invalid value" + (f" {bounds.echo_text(repr(options[key]))}" if key else ""),
                          file=file, field=f"{field}.{key}" if key else field) from None
     bounds.check_option_ranges(options, field, file)
+    return validated
 
 
 def _accepted(integrator: Any, options: dict[str, Any]) -> bool:
