@@ -105,13 +105,13 @@ app = typer.Typer(cls=_Commands, add_completion=False, no_args_is_help=True,
 
 @app.command()
 def run(study_file: Annotated[Path, typer.Argument(metavar="STUDY.yaml", help="Study file.")],
-        out: Annotated[str | None, typer.Option(help="Result folder [default: results/NAME]")] = None,
+        out: Annotated[str | None, typer.Option(help="Result folder (default: results/NAME)")] = None,
         force: Annotated[bool, typer.Option("--force", help="Recompute runs already in runs.csv.")] = False,
         profile: Annotated[str | None, typer.Option(help="Study profile, e.g. 'quick' (coarser grid).")] = None,
         jobs: Annotated[int, typer.Option("--jobs", "-j", help="Worker processes (executor 'processes'); "
                                           "parallel runs share the cores, see docs/studies.md.")] = 1,
-        executor: Annotated[str | None, typer.Option(help="serial, processes or dask [default: serial, "
-                                                     "processes if --jobs > 1].")] = None,
+        executor: Annotated[str | None, typer.Option(help="serial, processes or dask (default: serial, "
+                                                     "processes if --jobs > 1).")] = None,
         address: Annotated[str | None, typer.Option(help="Dask scheduler address, tcp://HOST:PORT.")] = None,
         wall_limit: Annotated[float | None, typer.Option(help="Wall-time limit per run in seconds "
                                                           "(status=timeout).")] = None,
@@ -240,7 +240,7 @@ def _assignments(texts: list[str], option: str) -> dict[str, Any]:
 
 @app.command()
 def check(results_dir: Annotated[Path, typer.Argument(metavar="RESULTS_DIR", help="Result folder of 'lgbench run'.")],
-          study_file: Annotated[Path | None, typer.Option("--study", help="Study file [default: RESULTS_DIR/study.yaml].")] = None,
+          study_file: Annotated[Path | None, typer.Option("--study", help="Study file (default: RESULTS_DIR/study.yaml).")] = None,
           profile: Annotated[str | None, typer.Option(help="Profile of --study.")] = None,
           junit: Annotated[Path | None, typer.Option(help="Also write the verdicts as JUnit XML here.")] = None):
     """Compare a result folder with its study's expectations; exit 1 on any regression."""
@@ -408,7 +408,7 @@ def simulate(
         option: OptionOption = None,
         samples: Annotated[int, typer.Option(help="Output samples for --csv.")] = 201,
         csv: Annotated[Path | None, typer.Option(help="Write the time series (t, outputs) here.")] = None,
-        max_steps: Annotated[int | None, typer.Option(help="Step budget [default: 1e7].")] = None):
+        max_steps: Annotated[int | None, typer.Option(help="Step budget (default: 1e7).")] = None):
     """One run; prints status, steps, CPU time and the final outputs."""
     from lgbench.runner import bounds, single_run
     from lgbench.store import write_series
@@ -484,7 +484,7 @@ def animate(
         frames: Annotated[int, typer.Option(help="Frames, evenly spaced over [0, t_end].")] = 100,
         view: Annotated[str, typer.Option(help="Projection: iso, xz, yz or xy.")] = "iso",
         fps: Annotated[int, typer.Option(help="Frames per second.")] = 25,
-        max_steps: Annotated[int | None, typer.Option(help="Step budget [default: 1e7].")] = None):
+        max_steps: Annotated[int | None, typer.Option(help="Step budget (default: 1e7).")] = None):
     """Draw a run's motion (bodies as sticks between their joints) as an animated GIF or an HTML viewer."""
     from lgbench.plots.animation import FORMATS, VIEWS, animate as write_animation
     from lgbench.runner.motion import motion_of
@@ -628,7 +628,7 @@ def reference(study_file: Annotated[Path, typer.Argument(metavar="STUDY.yaml", h
 def plot(results_dir: Annotated[Path, typer.Argument(metavar="RESULTS_DIR", help="A result folder.")],
          kind: Annotated[list[str] | None, typer.Option("--kind", "-k", help="Figure kind, repeatable: convergence, "
                                                         "work_precision, cpu_time, newton_iterations, reference, "
-                                                        "series, trajectory [default: all].")] = None,
+                                                        "series, trajectory (default: all).")] = None,
          format_: Annotated[str, typer.Option("--format", help="png, pdf or svg.")] = "png"):
     """Draw figures from RESULTS_DIR's CSV files into RESULTS_DIR/figures."""
     from lgbench.plots import draw_figures

@@ -102,3 +102,17 @@ def test_plot_with_an_unknown_kind_is_one_line(tmp_path):
     (tmp_path / "runs.csv").write_text("run_id,model,formulation,integrator,h,t_end,status,message,steps,cpu_s\n"
                                        "a,heavy_top,RV,RK44,0.001,1.0,ok,,1000,0.01\n")
     assert_one_line_input_error(runner.invoke(app, ["plot", str(tmp_path), "--kind", "energy"]), "convergence")
+
+
+def test_every_option_help_is_shown_whole():
+    """Square brackets in a help text are markup to the help renderer, which drops them and their content
+    (``--max-steps`` read "Step budget ." when its default was written as "[default: 1e7]")."""
+    import typer
+
+    group = typer.main.get_command(app)
+    for name, command in group.commands.items():
+        shown = runner.invoke(app, [name, "--help"], env={"COLUMNS": "400"}).output
+        for param in command.params:
+            text = " ".join((getattr(param, "help", None) or "").split())
+            if text:
+                assert text in " ".join(shown.split()), f"lgbench {name} {param.opts[0]}: {text!r} not shown"
