@@ -25,9 +25,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_the_flagship_compiles_as_four_parts_generalized_alpha_first():
     tasks = compile_tasks(study_specs(load_study(ROOT / "studies" / "heavy_top.yaml")))
-    assert [(kind, spec.integrator) for kind, spec in tasks][:2] == [(RUN, "generalized-alpha"),
-                                                                     (START, "generalized-alpha")]
-    assert len(tasks) == 4 and tasks[2][0] == RUN and tasks[2][1].integrator in ("RK44", "DOPRI5", "RK67")
+    assert tasks[0][0] == RUN and tasks[0][1].integrator == "generalized-alpha"
+    assert tasks[2][0] == START and tasks[2][1].integrator == "generalized-alpha"
+    assert len(tasks) == 4 and tasks[1][0] == RUN and tasks[1][1].integrator in ("RK44", "DOPRI5", "RK67")
     assert tasks[3][0] == OUTPUTS and tasks[3][1].model == "heavy_top"
     assert all(spec.t_end == spec.h for _, spec in tasks)
 
@@ -39,10 +39,10 @@ def test_adaptive_steps_and_hht_are_parts_of_their_own_and_a_second_model_only_i
              RunSpec("heavy_top", "EP", "hht", 1e-3, 1.0), RunSpec("heavy_top", "RV", "generalized-alpha", 1e-3, 1.0),
              RunSpec("pendulum", "RV", "RK44", 1e-3, 1.0)]
     tasks = compile_tasks(specs)
-    assert [kind for kind, _ in tasks] == [RUN, START, RUN, RUN, RUN, OUTPUTS, OUTPUTS]
+    assert [kind for kind, _ in tasks] == [RUN, RUN, RUN, START, RUN, OUTPUTS, OUTPUTS]
     assert [spec.integrator for kind, spec in tasks if kind == RUN and spec.integrator in ("hht", "generalized-alpha")] \
         == ["hht", "generalized-alpha"]
-    assert [(spec.model, spec.integrator, spec.options) for _, spec in tasks[2:4]] == [
+    assert [(spec.model, spec.integrator, spec.options) for _, spec in tasks[1:3]] == [
         ("heavy_top", "RK44", ()), ("heavy_top", "DOPRI5", (("step_control", "adaptive"),))]
     assert tasks[4][1].integrator == "generalized-alpha"
     assert [spec.model for _, spec in tasks[5:]] == ["heavy_top", "pendulum"]
@@ -56,7 +56,7 @@ def test_an_entry_point_is_compiled_once_whatever_its_models():
              RunSpec("heavy_top", "EP", "hht", 1e-3, 1.0), RunSpec("rotor", "RV", "RK67", 1e-4, 1.0)]
     tasks = compile_tasks(specs)
     assert [(kind, spec.model, spec.integrator) for kind, spec in tasks] == [
-        (RUN, "rotor", "generalized-alpha"), (START, "rotor", "generalized-alpha"), (RUN, "rotor", "RK67"),
+        (RUN, "rotor", "generalized-alpha"), (RUN, "rotor", "RK67"), (START, "rotor", "generalized-alpha"),
         (RUN, "heavy_top", "hht"), (OUTPUTS, "rotor", "generalized-alpha"), (OUTPUTS, "heavy_top", "generalized-alpha")]
 
 
