@@ -4,7 +4,7 @@
     .venv/bin/python benchmarks/scaling.py --max-n 128 --repeats 7
 
 Model ``chain_of_bodies`` (N links, spherical joints, the first to ground; RV and EP nodes) at
-h = 1e-3, integrated through the engine (``run_single``: warm-up step outside the timed region,
+h = 1e-3, integrated through the engine (``run_single``: warm-up outside the timed region,
 ``time.process_time`` around the compiled loop). Cases: generalized-alpha with full and modified
 Newton on RV and EP nodes with the banded solver, generalized-alpha (RV, full Newton) with the dense
 solver for comparison, and the explicit index-1 RKMK with projection (``RK44-index1``, RV), banded and

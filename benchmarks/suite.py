@@ -1,7 +1,7 @@
 """The per-step benchmark suite: model x formulation x integrator family, CPU microseconds per step.
 
 Every case runs through the engine (``run_single``), which compiles or loads the kernels with a
-one-step warm-up and then times only the integration loop (the CPU time of ``timed_run``'s worker thread). A case is
+warm-up that takes no step and then times only the integration loop (the CPU time of ``timed_run``'s worker thread). A case is
 measured as follows:
 
 1. first call: a 3-step run in a fresh process state for this case (import, JIT compilation or

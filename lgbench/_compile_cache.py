@@ -17,13 +17,16 @@ from pathlib import Path
 
 
 COMPILED_PACKAGES = ("lie", "mbs", "integrators", "models")
+HASHED_FILES = ("_compiled.py",)     # how the packages are compiled (lgbench/_compiled.py)
 
 
-def source_hash() -> str:
-    """Hash of the packages that hold compiled kernels."""
-    root = Path(__file__).resolve().parent
+def source_hash(root: Path | None = None) -> str:
+    """Hash of the packages that hold compiled kernels and of the settings they are compiled with, in the
+    lgbench package at ``root`` (default: this one)."""
+    root = Path(__file__).resolve().parent if root is None else root
     digest = hashlib.sha256()
     paths = [p for package in COMPILED_PACKAGES for p in (root / package).rglob("*.py")]
+    paths += [root / name for name in HASHED_FILES]
     for path in sorted(paths):
         digest.update(str(path.relative_to(root)).encode())
         digest.update(path.read_bytes())

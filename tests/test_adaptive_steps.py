@@ -126,3 +126,17 @@ def test_a_study_whose_grid_reaches_below_round_off_names_file_and_field(tmp_pat
         load_study(path)
     assert raised.value.file == str(path) and raised.value.field == "integrators[0].steps"
     assert "at h = 0.0015625 " in str(raised.value)
+
+
+def test_a_trial_whose_error_is_not_a_number_is_retried_at_h_min_as_eq_b20_says_for_err_inf():
+    """The Puma 560 with RV nodes at h_max = 0.1: the first trial step overflows the embedded solution
+    and its error is NaN. Taken as it came, NaN made neither err <= 1 nor err > 0 true, so the same step
+    was tried again until the budget ran out (50 million trials, hours: the hang of the Puma study).
+    Counted as err = inf, eq. (B20) retries at h_min and the controller grows the step again."""
+    budget = (("step_control", "adaptive"), ("max_steps", 2000))
+    result = run_single(RunSpec("puma560", "RV", "DOPRI5-index1", 0.1, 0.1, options=budget))
+    assert result.status == "ok", result.message
+    assert result.t_final == pytest.approx(0.1)
+    assert result.statistics["rejected_steps"] < 100
+    assert result.statistics["min_step"] < 1e-6
+    assert np.isfinite(result.statistics["max_constraint_residual"])

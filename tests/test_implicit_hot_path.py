@@ -173,8 +173,9 @@ for model, formulation, integrator, params in (
         stats = np.zeros(N_STATISTICS)
         h = 2.5e-5
         before = rtsys.get_allocation_stats().alloc
+        scratch = () if integrator == "ga" else (np.zeros(nv), np.zeros(nv))     # HHT's history and R
         code, done, _ = run(system, method, opts, *state, 0.0, steps * h, h, np.zeros(0), np.zeros((0, nq)),
-                            np.zeros((0, nv)), np.zeros((0, nc)), w, stats, np.zeros(1, dtype=bool))
+                            np.zeros((0, nv)), np.zeros((0, nc)), w, stats, *scratch, np.zeros(1, dtype=bool))
         assert code == 0 and done == steps, (model, formulation, code, done)
         counts.append(rtsys.get_allocation_stats().alloc - before)
     out[f"{integrator} {model} {formulation}"] = counts[1:]

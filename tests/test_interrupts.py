@@ -4,6 +4,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -118,6 +119,23 @@ def assert_ctrl_c_ends_within_a_second(process: subprocess.Popen, message: str) 
     assert process.returncode == 130, errors
     assert message in errors and "Traceback" not in errors + output
     assert latency < 1.0, f"{latency:.2f} s from Ctrl-C to exit"
+
+
+def test_the_warm_up_compiles_without_a_step_so_only_the_interruptible_run_takes_steps():
+    """The warm-up runs on the main thread, where a signal cannot reach compiled code; a warm-up to t = h
+    with step-size control retried a step for hours on the Puma 560 (``test_adaptive_steps``) and the
+    process ignored SIGTERM. It now goes to t = 0: numba compiles the whole entry point at its first call."""
+    from lgbench.integrators import interface
+
+    calls = []
+
+    def run(inputs, t_end, warm_up, stop):
+        calls.append((t_end, warm_up, threading.current_thread() is threading.main_thread()))
+        return "done"
+
+    _, result, _ = interface.timed_run(lambda: None, run, 0.5)
+    assert result == "done"
+    assert calls == [(0.0, True, True), (0.5, False, False)]
 
 
 @pytest.mark.parametrize("integrator", ["RK44", "generalized-alpha"])

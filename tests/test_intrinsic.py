@@ -189,7 +189,7 @@ for name in ("intrinsic-energy-momentum", "intrinsic-energy-decaying", "intrinsi
         before = rtsys.get_allocation_stats().alloc
         code, done, _ = intrinsic.integrate_intrinsic(system, method, newton, q, v, 0.0, steps * h, h, np.zeros(0),
                                                       np.zeros((0, q.size)), np.zeros((0, v.size)), workspace, stats,
-                                                      np.zeros(1, dtype=bool))
+                                                      intrinsic.motion_arrays(2, 0), np.zeros(1, dtype=bool))
         assert code == 0 and done == steps, (name, code, done)
         counts.append(rtsys.get_allocation_stats().alloc - before)
     out[name] = counts[1:]

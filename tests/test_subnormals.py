@@ -22,7 +22,7 @@ def _run_halving(inputs, t_end, warm_up, stop):
 
 @pytest.mark.skipif(not X86_64, reason="the modes are set on x86-64 only")
 def test_the_thread_of_a_timed_run_flushes_subnormals_and_the_main_thread_keeps_them():
-    _, halved, _ = interface.timed_run(lambda: SMALLEST_NORMAL, _run_halving, 1e-3, 1e-3)
+    _, halved, _ = interface.timed_run(lambda: SMALLEST_NORMAL, _run_halving, 1e-3)
     assert halved == 0.0
     assert _halved(SMALLEST_NORMAL) == SMALLEST_NORMAL / 2 > 0.0
 

@@ -12,13 +12,14 @@ from typing import NamedTuple
 from numba import njit
 import numpy as np
 
+from lgbench._compiled import allocating_entry_point, kernel
 from lgbench.integrators.adaptive_steps import (
     N_STEP_CONTROL_STATISTICS, run_adaptive_steps, step_control, step_control_statistics,
 )
 from lgbench.integrators.explicit import combine_stages, rk_stages
 from lgbench.integrators.interface import Integration, sampling, timed_run
 from lgbench.mbs.codes import DIVERGED, OK
-from lgbench.mbs.dense import all_finite
+from lgbench.mbs.dense import all_finite, copy_vector
 from lgbench.mbs.dynamics import is_rigid_body_system, rhs_work
 from lgbench.mbs.system import SystemArrays
 
@@ -29,7 +30,7 @@ def tolerance_rule(t_end: float, h: float, order: int) -> tuple[float, float]:
     return r_tol, 1e-2 * r_tol
 
 
-@njit(cache=True)
+@kernel
 def scaled_error(q0, v0, q1, v1, q_hat, v_hat, r_tol, a_tol):
     """err of eq. (B18) with the scaling of eq. (B17)."""
     total = 0.0
@@ -80,12 +81,12 @@ def explicit_accept(problem, state, t, h):
     _, _, _, _, _, q1, v1, _, _, _ = problem.scratch
     if not (all_finite(q1) and all_finite(v1)):
         return DIVERGED
-    q[:] = q1
-    v[:] = v1
+    copy_vector(q, q1)
+    copy_vector(v, v1)
     return OK
 
 
-@njit(cache=True, nogil=True)
+@allocating_entry_point
 def integrate_explicit_adaptive(sys, A, B, C, E, control, r_tol, a_tol, q, v, t0, t_end, sample_times, q_samples,
                                 v_samples, stats, stop):
     """Adaptive integration (``run_adaptive_steps``) from t0 to t_end in place; returns (status, accepted
@@ -138,7 +139,7 @@ def run_adaptive(system, tableau, q0, v0, options, h, t_end, sample_times) -> In
                                            q, v, 0.0, t_stop, times, qs, vs, stats, stop)
 
     (q, v, stats), (code, steps, t_reached), cpu = timed_run(
-        lambda: (q0.copy(), v0.copy(), np.zeros(N_STEP_CONTROL_STATISTICS)), run, h, t_end)
+        lambda: (q0.copy(), v0.copy(), np.zeros(N_STEP_CONTROL_STATISTICS)), run, t_end)
     statistics = {**step_control_statistics(stats, steps), "rtol": r_tol, "atol": a_tol}
     return Integration(int(code), int(steps), float(t_reached), cpu, q, v, np.zeros(0), q_samples, v_samples,
                        np.zeros((ns, 0)), statistics)

@@ -14,8 +14,12 @@ of arrays, and writes two inlined functions:
 for the same reason). Per trial step of size h: h_opt = h err^(-1/(p+1)) with p the embedded order (B19)
 and h_new = min(h_max, f_maxInc h, max(h_min, f_sfty h_opt)) (B20); a step with err <= 1 is accepted,
 otherwise tried again with h_new. Steps are clipped so that sample times and t_end are hit exactly. A
-step that fails at h_min is accepted (and counted as forced).
+step that fails at h_min is accepted (and counted as forced). An error that is not a number (a trial
+whose solution or embedded solution overflowed) counts as err = inf, so B20 retries at h_min: taken as
+it comes, err > 0 and err <= 1 are both false for NaN, and the same too-large step was rejected again
+and again (the Puma 560 with RV nodes at h_max = 0.1, ``tests/test_adaptive_steps.py``).
 """
+import math
 from typing import NamedTuple
 
 from numba import njit
@@ -91,6 +95,8 @@ def run_adaptive_steps(trial, accept, problem, state, observed, samples, control
         status, err = trial(problem, state, t, step)
         if status != OK:
             break
+        if math.isnan(err):
+            err = np.inf
         h_opt = step * (1.0 / err) ** control.exponent if err > 0.0 else control.max_increase * step
         h_new = min(min(h_max, step * control.max_increase), max(control.h_min, control.safety * h_opt))
         if err <= 1.0 or step <= control.h_min * (1.0 + 1e-12):

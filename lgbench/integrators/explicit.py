@@ -10,6 +10,7 @@ from typing import NamedTuple
 from numba import njit
 import numpy as np
 
+from lgbench._compiled import allocating_entry_point
 from lgbench.exceptions import InputError
 from lgbench.integrators.fixed_step import run_fixed_steps
 from lgbench.integrators.interface import Integration, sampling, timed_run
@@ -128,7 +129,7 @@ def explicit_fixed_step(problem, state, t, h, h_nominal):
                             vs, work)
 
 
-@njit(cache=True, nogil=True)
+@allocating_entry_point
 def integrate_explicit(sys, A, B, C, q, v, t0, t_end, h, sample_times, q_samples, v_samples, stop):
     """Fixed-step integration from t0 to t_end (``run_fixed_steps``), (q, v) in place.
 
@@ -163,6 +164,6 @@ def run_explicit(system, tableau, q0, v0, h, t_end, sample_times) -> Integration
         return integrate_explicit(system, tableau.A, tableau.B, tableau.C, *state, 0.0, t_stop, h, times, qs, vs,
                                   stop)
 
-    (q, v), (code, steps, t_reached), cpu = timed_run(lambda: (q0.copy(), v0.copy()), run, h, t_end)
+    (q, v), (code, steps, t_reached), cpu = timed_run(lambda: (q0.copy(), v0.copy()), run, t_end)
     return Integration(int(code), int(steps), float(t_reached), cpu, q, v, np.zeros(0), q_samples,
                        v_samples, np.zeros((ns, 0)))

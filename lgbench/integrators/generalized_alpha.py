@@ -33,6 +33,7 @@ from typing import NamedTuple
 from numba import njit
 import numpy as np
 
+from lgbench._compiled import entry_point
 from lgbench.integrators.fixed_step import run_fixed_steps
 from lgbench.integrators.iteration_matrix import stabilisation_blocks
 from lgbench.integrators.linear_algebra import banded, dense
@@ -43,6 +44,7 @@ from lgbench.mbs.banded import BODY_BLOCK, BandMatrix, BandStructure, band_matri
 from lgbench.mbs.codes import DIVERGED, OK
 from lgbench.mbs.constraints import constraint_matrix, constraint_residual_inline
 from lgbench.mbs.coordinate_update import update_coordinates_inline
+from lgbench.mbs.dense import copy_vector
 from lgbench.mbs.force_tangent import TangentWorkspace, tangent_workspace
 from lgbench.mbs.dense import all_finite, matrix_vector_into
 from lgbench.mbs.system import S_NC, SystemArrays
@@ -194,10 +196,10 @@ def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, sta
     # commit (Alg. 5 line 20)
     for r in range(nv):
         a_alg[r] = w.abar[r] + (1.0 - af) / (1.0 - am) * w.vd1[r]
-    q[:] = w.q1
-    v[:] = w.v1
-    vd[:] = w.vd1
-    lam[:] = w.lam1
+    copy_vector(q, w.q1)
+    copy_vector(v, w.v1)
+    copy_vector(vd, w.vd1)
+    copy_vector(lam, w.lam1)
     if index2:
         stats[ST_MAX_ETA] = max(stats[ST_MAX_ETA], _norm2(w.zeta) / h)
     if not (all_finite(q) and all_finite(v)):
@@ -374,7 +376,7 @@ def _banded_fixed_step(problem, state, t, h, h_nominal):
     return generalized_alpha_fixed_step(banded, problem, state, t, h, h_nominal)
 
 
-@njit(cache=True, nogil=True)
+@entry_point
 def integrate_implicit(sys, method, opts, q, v, vd, a_alg, lam, t0, t_end, h, sample_times,
                        q_samples, v_samples, lam_samples, w, stats, stop):
     """Fixed-step generalized-alpha from t0 to t_end (``run_fixed_steps``) with the dense solver, in place.
@@ -390,7 +392,7 @@ def integrate_implicit(sys, method, opts, q, v, vd, a_alg, lam, t0, t_end, h, sa
                            t_end, h, stop)
 
 
-@njit(cache=True, nogil=True)
+@entry_point
 def integrate_implicit_banded(sys, method, opts, q, v, vd, a_alg, lam, t0, t_end, h, sample_times,
                               q_samples, v_samples, lam_samples, w, stats, stop):
     """``integrate_implicit`` with the banded solver (w.band.active; ``lgbench.integrators.linear_algebra``)."""

@@ -36,6 +36,7 @@ from typing import Any, NamedTuple
 from numba import njit
 import numpy as np
 
+from lgbench._compiled import entry_point, kernel
 from lgbench.exceptions import InputError
 from lgbench.integrators import generalized_alpha as ga
 from lgbench.integrators.fixed_step import run_fixed_steps
@@ -48,7 +49,7 @@ from lgbench.integrators.starting_values import consistent_accelerations
 from lgbench.mbs.codes import DIVERGED, EP, OK, SINGULAR_MATRIX
 from lgbench.mbs.constraints import constraint_residual
 from lgbench.mbs.coordinate_update import update_coordinates
-from lgbench.mbs.dense import all_finite
+from lgbench.mbs.dense import all_finite, copy_vector
 from lgbench.mbs.formulations import IMPLICIT_FORMULATIONS
 from lgbench.mbs.pose import _rot_start
 from lgbench.mbs.residual import generalized_forces
@@ -67,7 +68,7 @@ def hht_parameters(alpha: float) -> tuple[float, float]:
     return 0.25 * (1.0 - alpha) ** 2, 0.5 * (1.0 - 2.0 * alpha)
 
 
-@njit(cache=True)
+@kernel
 def ep_rate_matrix(w):
     """w-hat of paper 004 eq. (70): L(e)^T w = w-hat e for every e (L is linear in e)."""
     W = np.zeros((4, 4))
@@ -78,7 +79,7 @@ def ep_rate_matrix(w):
     return W
 
 
-@njit(cache=True)
+@kernel
 def _body_rate_carry(q, v, a, qr, vr, h, gamma):
     """w = L_n e'_n + h (1 - gamma) L_n e''_n (paper 004 eq. 34 and 70) of the EP node whose e, e', e''
     start at q[qr], v[vr], a[vr], as a tuple; fixed during Newton."""
@@ -90,7 +91,7 @@ def _body_rate_carry(q, v, a, qr, vr, h, gamma):
             -e3 * x0 + e2 * x1 - e1 * x2 + e0 * x3)
 
 
-@njit(cache=True)
+@kernel
 def newmark_velocities(sys, method, q, v, a, q1, a1, h, v1):
     """v_{n+1}: eq. (18)/(60) for every coordinate; eq. (34) for EP nodes of the modified variant
     (L_{n+1}^T w written out, no arrays)."""
@@ -112,7 +113,7 @@ def newmark_velocities(sys, method, q, v, a, q1, a1, h, v1):
             v1[vr + k] = carried[k] + h * gamma * (a1[vr + k] - q1[qr + k] * e_dot_acc)
 
 
-@njit(cache=True)
+@kernel
 def _ep_velocity_derivative_entry(w, e1, a1, qr, vr, h, beta, gamma, r, c):
     """Entry (r, c) of de'_{n+1}/de''_{n+1}, paper 004 eq. (69), for w of ``_body_rate_carry`` and the EP
     node whose e_{n+1}, e''_{n+1} start at e1[qr], a1[vr]; the w-hat entries of eq. (70) written out."""
@@ -125,7 +126,7 @@ def _ep_velocity_derivative_entry(w, e1, a1, qr, vr, h, beta, gamma, r, c):
     return d - (h * gamma * e1[qr + r] * e1[qr + c] + h ** 3 * gamma * beta * e1[qr + r] * a1[vr + c])
 
 
-@njit(cache=True)
+@kernel
 def _ep_velocity_correction_column(w, e1, a1, qr, vr, h, beta, gamma, c):
     """Column c of D - h gamma I (D of ``ep_velocity_derivative``) as a 4-tuple: what the modified
     variant puts in place of h gamma I in the EP columns of C_t J_1 (times 1 / (h^2 beta))."""
@@ -138,7 +139,7 @@ def _ep_velocity_correction_column(w, e1, a1, qr, vr, h, beta, gamma, c):
             d3 - hg if c == 3 else d3)
 
 
-@njit(cache=True)
+@kernel
 def ep_velocity_derivative(e, e_rate, e_acc, e1, a1, h, beta, gamma):
     """de'_{n+1}/de''_{n+1} of the modified update, paper 004 eq. (69), as a 4x4 matrix."""
     w = _body_rate_carry(e, e_rate, e_acc, 0, 0, h, gamma)
@@ -159,7 +160,7 @@ def force_history(algebra, sys, q, v, lam, t, w, out):
     algebra.constraint_forces(sys, q, lam, w, out)
 
 
-@njit(cache=True)
+@kernel
 def _weighted_accelerations(method, a1, out):
     """out = a_{n+1} / (1 + alpha), the accelerations the HHT residual (eq. 62) multiplies M by."""
     alpha = method[M_ALPHA]
@@ -251,7 +252,7 @@ def _start(it):
     for r in range(it.v.shape[0]):
         w.vd1[r] = it.a[r]
         w.dqn[r] = h * it.v[r] + 0.5 * h * h * it.a[r]
-    w.lam1[:] = it.lam
+    copy_vector(w.lam1, it.lam)
 
 
 @njit(inline="always")
@@ -300,10 +301,10 @@ def hht_step(sys, method, opts, q, v, a, lam, t, h, w, stats, history, R, algebr
     status = newton_solve(_start, _residual, _factor, _correct, algebra, iterate, opts, w.jacobian_valid, stats)
     if status != OK:
         return status
-    q[:] = w.q1
-    v[:] = w.v1
-    a[:] = w.vd1
-    lam[:] = w.lam1
+    copy_vector(q, w.q1)
+    copy_vector(v, w.v1)
+    copy_vector(a, w.vd1)
+    copy_vector(lam, w.lam1)
     if not (all_finite(q) and all_finite(v)):
         return DIVERGED
     return OK
@@ -348,28 +349,26 @@ def _banded_fixed_step(problem, state, t, h, h_nominal):
     return hht_fixed_step(banded, problem, state, t, h, h_nominal)
 
 
-@njit(cache=True, nogil=True)
+@entry_point
 def integrate_hht(sys, method, opts, q, v, a, lam, t0, t_end, h, sample_times, q_samples, v_samples,
-                  lam_samples, w, stats, stop):
+                  lam_samples, w, stats, history, R, stop):
     """Fixed-step HHT from t0 to t_end (``run_fixed_steps``) with the dense solver, in place; samples and
-    the maxima of ||Phi|| and ||B v|| as in ``generalized_alpha.integrate_implicit``. Returns (status,
-    steps, t)."""
+    the maxima of ||Phi|| and ||B v|| as in ``generalized_alpha.integrate_implicit``; history and R: the
+    scratch of ``HHTProblem`` (nv each). Returns (status, steps, t)."""
     if w.band.active:
         raise ValueError("integrate_hht takes a dense workspace (hht.integrate chooses)")
-    nv = v.shape[0]
-    problem = HHTProblem(sys, method, opts, w, stats, np.zeros(nv), np.zeros(nv))
+    problem = HHTProblem(sys, method, opts, w, stats, history, R)
     samples = (sample_times, q_samples, v_samples, lam_samples)
     return run_fixed_steps(_dense_fixed_step, problem, (q, v, a, lam), (q, v, lam), samples, t0, t_end, h, stop)
 
 
-@njit(cache=True, nogil=True)
+@entry_point
 def integrate_hht_banded(sys, method, opts, q, v, a, lam, t0, t_end, h, sample_times, q_samples, v_samples,
-                         lam_samples, w, stats, stop):
+                         lam_samples, w, stats, history, R, stop):
     """``integrate_hht`` with the banded solver (w.band.active; ``lgbench.integrators.linear_algebra``)."""
     if not w.band.active:
         raise ValueError("integrate_hht_banded takes a banded workspace (hht.integrate chooses)")
-    nv = v.shape[0]
-    problem = HHTProblem(sys, method, opts, w, stats, np.zeros(nv), np.zeros(nv))
+    problem = HHTProblem(sys, method, opts, w, stats, history, R)
     samples = (sample_times, q_samples, v_samples, lam_samples)
     return run_fixed_steps(_banded_fixed_step, problem, (q, v, a, lam), (q, v, lam), samples, t0, t_end, h, stop)
 
@@ -418,7 +417,7 @@ class HHTIntegrator:
         return self.options(options)[2]
 
     def integrate(self, system, q0, v0, options, h, t_end, sample_times) -> Integration:
-        """Warm-up step, then the timed run from consistent initial accelerations (paper 002 eq. 19)."""
+        """Warm-up (compilation), then the timed run from consistent initial accelerations (paper 002 eq. 19)."""
         return run_hht(system, self, q0, v0, options, h, t_end, sample_times)
 
     def linear_algebra(self, system, options: dict[str, Any]) -> str:
@@ -444,10 +443,10 @@ def run_hht(system, integrator: HHTIntegrator, q0, v0, options, h, t_end, sample
         return q, v, a, lam, ok
 
     def advance(inputs, q, v, a, lam, t_stop, warm_up, stop):
-        workspace, stats = inputs
+        workspace, stats, (history, R) = inputs
         times, qs, vs, ls = sampling(warm_up, sample_times, q_samples, v_samples, lam_samples)
         return integrate(workspace)(system, method, opts, q, v, a, lam, 0.0, t_stop, h, times, qs, vs, ls, workspace,
-                                    stats, stop)
+                                    stats, history, R, stop)
 
     def run(inputs, t_stop, warm_up, stop):
         if warm_up:     # the stepper compiles before the starting values (lgbench/runner/precompile.py)
@@ -458,9 +457,9 @@ def run_hht(system, integrator: HHTIntegrator, q0, v0, options, h, t_end, sample
         code, steps, t_reached = advance(inputs, q, v, a, lam, t_stop, warm_up, stop)
         return code, steps, t_reached, q, v, lam
 
-    (workspace, stats), (code, steps, t_reached, q, v, lam), cpu = timed_run(
+    (workspace, stats, _), (code, steps, t_reached, q, v, lam), cpu = timed_run(
         lambda: (ga.make_workspace(system, 3, linear_solver(system, merged)),
-                 np.zeros(N_STATISTICS)), run, h, t_end)
+                 np.zeros(N_STATISTICS), (np.zeros(nv), np.zeros(nv))), run, t_end)
     statistics = {**ga.newton_statistics(stats, steps, code, merged, with_eta=False), "alpha": merged["alpha"]}
     return Integration(int(code), int(steps), float(t_reached), cpu, q, v, lam, q_samples, v_samples,
                        lam_samples, statistics)

@@ -33,7 +33,7 @@ class ImplicitIntegrator:
         return implicit_options(self, options)[1]
 
     def integrate(self, system, q0, v0, options, h, t_end, sample_times) -> Integration:
-        """Warm-up step, then the timed run from consistent initial accelerations (paper 002 eq. 19)."""
+        """Warm-up (compilation), then the timed run from consistent initial accelerations (paper 002 eq. 19)."""
         return run_implicit(system, self, q0, v0, options, h, t_end, sample_times)
 
     def linear_algebra(self, system, options: dict[str, Any]) -> str:
@@ -192,7 +192,7 @@ def run_implicit(system, integrator: ImplicitIntegrator, q0, v0, options, h, t_e
         return code, steps, t_reached, q, v, lam
 
     (work, stats), (code, steps, t_reached, q, v, lam), cpu = timed_run(
-        lambda: (workspace(), np.zeros(N_STATISTICS)), run, h, t_end)
+        lambda: (workspace(), np.zeros(N_STATISTICS)), run, t_end)
     statistics = ga.newton_statistics(stats, steps, code, merged, with_eta=True)
     return Integration(int(code), int(steps), float(t_reached), cpu, q, v, lam, q_samples, v_samples,
                        lam_samples, statistics)

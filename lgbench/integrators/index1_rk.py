@@ -32,6 +32,7 @@ from typing import Any, NamedTuple
 from numba import njit
 import numpy as np
 
+from lgbench._compiled import entry_point, kernel
 from lgbench.exceptions import InputError
 from lgbench.integrators.adaptive import ADAPTIVE_DEFAULTS, adaptive_tolerances, scaled_error
 from lgbench.integrators.adaptive_steps import (
@@ -45,7 +46,7 @@ from lgbench.lie.se3 import tangent_operator_inverse_se3
 from lgbench.lie.so3 import tangent_operator_inverse_so3
 from lgbench.mbs.codes import DIVERGED, OK, PROJECTION_FAILED, RV, SE3, SINGULAR_MATRIX
 from lgbench.mbs.coordinate_update import update_coordinates
-from lgbench.mbs.dense import all_finite, mat3_vec
+from lgbench.mbs.dense import all_finite, copy_vector, mat3_vec
 from lgbench.mbs.index1 import (
     SaddlePointWorkspace, constraint_norm, index1_accelerations, make_saddle_point_workspace, project_positions,
     project_velocities, velocity_constraint_norm,
@@ -68,7 +69,7 @@ class ProjectionOptions(NamedTuple):
 N_STATISTICS = 8
 
 
-@njit(cache=True)
+@kernel
 def coordinate_slopes(sys, u, v, series_order, K):
     """K = dexpinv(u, v) on the rotation block of RV nodes (series of order ``series_order``, or the
     closed form T_exp^{-1}(u) v if it is 0), K = T_SE3^{-1}(u) v on SE3 nodes (closed form, paper 002
@@ -88,7 +89,7 @@ def coordinate_slopes(sys, u, v, series_order, K):
             K[s:s + 6] = tangent_operator_inverse_se3(u[s:s + 6]) @ v[vs:vs + 6]
 
 
-@njit(cache=True)
+@kernel
 def _increment(h, weights, n_terms, slopes, out):
     """out = h sum_{j < n_terms} weights[j] slopes[j]."""
     for k in range(out.shape[0]):
@@ -98,7 +99,7 @@ def _increment(h, weights, n_terms, slopes, out):
         out[k] = h * acc
 
 
-@njit(cache=True)
+@kernel
 def _advance(h, weights, n_terms, base, slopes, out):
     """out = base + h sum_{j < n_terms} weights[j] slopes[j]."""
     _increment(h, weights, n_terms, slopes, out)
@@ -110,8 +111,8 @@ def _advance(h, weights, n_terms, base, slopes, out):
 def index1_stages(sys, A, C, opts, q, v, a, t, h, Ks, ks, u, qs, vs, lam_stage, w, stats):
     """Stage slopes of one step from (q, v) with accelerations a at t: Ks[i] coordinate slopes, ks[i]
     accelerations (stage 1 is the step's start, u_1 = 0). Returns a status code."""
-    Ks[0] = v
-    ks[0] = a
+    copy_vector(Ks[0], v)
+    copy_vector(ks[0], a)
     for i in range(1, C.shape[0]):
         _increment(h, A[i], i, Ks, u)
         _advance(h, A[i], i, v, ks, vs)
@@ -156,7 +157,7 @@ def index1_finish(sys, opts, qs, vs, t_new, a, lam, w, stats):
     return OK
 
 
-@njit(cache=True)
+@kernel
 def index1_rk_step(sys, A, B, C, opts, q, v, a, lam, t, h, Ks, ks, u, qs, vs, lam_stage, w, stats):
     """One step t -> t + h (stages, update, projection); on entry a, lam belong to (q, v, t), on exit
     to the new state. Returns a status code."""
@@ -173,11 +174,17 @@ def index1_rk_step(sys, A, B, C, opts, q, v, a, lam, t, h, Ks, ks, u, qs, vs, la
 
 
 @njit(inline="always")
-def record_step(sys, q, v, w, stats):
-    """A step done: its count and the maxima of ||Phi|| and ||B v|| over the (projected) states."""
-    stats[ST_STEPS] += 1
+def record_constraint_maxima(sys, q, v, w, stats):
+    """The maxima of ||Phi|| and ||B v|| over the states a run has been in (after projection)."""
     stats[ST_MAX_PHI] = max(stats[ST_MAX_PHI], constraint_norm(sys, q, w))
     stats[ST_MAX_BV] = max(stats[ST_MAX_BV], velocity_constraint_norm(sys, q, v, w))
+
+
+@njit(inline="always")
+def record_step(sys, q, v, w, stats):
+    """A step done: its count and the constraint maxima at its (projected) end state."""
+    stats[ST_STEPS] += 1
+    record_constraint_maxima(sys, q, v, w, stats)
 
 
 class Index1Problem(NamedTuple):
@@ -209,41 +216,35 @@ def index1_fixed_step(problem, state, t, h, h_nominal):
 
 
 @njit(inline="always")
-def _start(sys, q, v, t0, w, stats):
-    """Consistent accelerations and multipliers at t0 (paper 001 eq. 10): (ok, a, lambda)."""
-    a = np.zeros(v.shape[0])
-    lam = np.zeros(w.phi.shape[0])
+def _start(sys, q, v, t0, w, stats, a, lam):
+    """Consistent accelerations and multipliers at t0 (paper 001 eq. 10) into a, lam; False if singular."""
     if not index1_accelerations(sys, q, v, t0, w, a, lam):
-        return False, a, lam
+        return False
     stats[ST_SOLVES] += 1
-    stats[ST_MAX_PHI] = max(stats[ST_MAX_PHI], constraint_norm(sys, q, w))
-    stats[ST_MAX_BV] = max(stats[ST_MAX_BV], velocity_constraint_norm(sys, q, v, w))
-    return True, a, lam
+    record_constraint_maxima(sys, q, v, w, stats)
+    return True
 
 
-@njit(inline="always")
-def _stage_scratch(s, nq, nv, nc):
-    """(Ks, ks, u, qs, vs, lambda of a stage)."""
-    return np.zeros((s, nq)), np.zeros((s, nv)), np.zeros(nq), np.zeros(nq), np.zeros(nv), np.zeros(nc)
+def stage_scratch(stages: int, nq: int, nv: int, nc: int) -> tuple[np.ndarray, ...]:
+    """The scratch of the index-1 entry points: stage slopes Ks (s, nq), accelerations ks (s, nv), the
+    increment u, a stage state (qs, vs) and the multipliers of a stage."""
+    return np.zeros((stages, nq)), np.zeros((stages, nv)), np.zeros(nq), np.zeros(nq), np.zeros(nv), np.zeros(nc)
 
 
-@njit(cache=True, nogil=True)
-def integrate_index1_rk(sys, A, B, C, opts, q, v, t0, t_end, h, sample_times, q_samples, v_samples,
-                        lam_samples, w, stats, stop):
-    """Fixed-step run (``run_fixed_steps``) from consistent accelerations at t0 to t_end.
+@entry_point
+def integrate_index1_rk(sys, A, B, C, opts, q, v, a, lam, t0, t_end, h, sample_times, q_samples, v_samples,
+                        lam_samples, w, stats, scratch, stop):
+    """Fixed-step run (``run_fixed_steps``) from consistent accelerations a and multipliers lam at t0 (set
+    here; they follow the state) to t_end; scratch: ``stage_scratch``.
 
     Records (q, v, lambda) at the first step boundary at or after each sample time and the maxima of
-    ||Phi|| and ||B v|| over all states (after projection) in ``stats``. Returns (status, steps, t,
-    lambda at t).
+    ||Phi|| and ||B v|| over all states (after projection) in ``stats``. Returns (status, steps, t).
     """
-    ok, a, lam = _start(sys, q, v, t0, w, stats)
-    if not ok:
-        return SINGULAR_MATRIX, 0, t0, lam
-    problem = Index1Problem(sys, A, B, C, opts, w, stats, _stage_scratch(B.shape[0], q.shape[0], v.shape[0],
-                                                                        lam.shape[0]))
-    status, steps, t = run_fixed_steps(index1_fixed_step, problem, (q, v, a, lam), (q, v, lam),
-                                       (sample_times, q_samples, v_samples, lam_samples), t0, t_end, h, stop)
-    return status, steps, t, lam
+    if not _start(sys, q, v, t0, w, stats, a, lam):
+        return SINGULAR_MATRIX, 0, t0
+    problem = Index1Problem(sys, A, B, C, opts, w, stats, scratch)
+    return run_fixed_steps(index1_fixed_step, problem, (q, v, a, lam), (q, v, lam),
+                           (sample_times, q_samples, v_samples, lam_samples), t0, t_end, h, stop)
 
 
 class Index1AdaptiveProblem(NamedTuple):
@@ -292,29 +293,25 @@ def index1_accept(problem, state, t, h):
     status = index1_finish(sys, problem.opts, qs, vs, t + h, a, lam, w, stats)
     if status != OK:
         return status
-    q[:] = qs
-    v[:] = vs
+    copy_vector(q, qs)
+    copy_vector(v, vs)
     record_step(sys, q, v, w, stats)
     return OK
 
 
-@njit(cache=True, nogil=True)
-def integrate_index1_adaptive(sys, A, B, C, E, opts, control, r_tol, a_tol, q, v, t0, t_end, sample_times,
-                              q_samples, v_samples, lam_samples, w, stats, control_stats, stop):
+@entry_point
+def integrate_index1_adaptive(sys, A, B, C, E, opts, control, r_tol, a_tol, q, v, a, lam, t0, t_end, sample_times,
+                              q_samples, v_samples, lam_samples, w, stats, control_stats, scratch, embedded, stop):
     """Step-controlled run (``adaptive_steps.run_adaptive_steps``) of an embedded pair with projection
-    from consistent accelerations at t0 to t_end; statistics as ``integrate_index1_rk``, the controller's
-    in ``control_stats``. Returns (status, accepted steps, t, lambda at t)."""
-    ok, a, lam = _start(sys, q, v, t0, w, stats)
-    if not ok:
-        return SINGULAR_MATRIX, 0, t0, lam
-    nq = q.shape[0]
-    nv = v.shape[0]
-    problem = Index1AdaptiveProblem(sys, A, B, C, E, opts, r_tol, a_tol, w, stats,
-                                    _stage_scratch(B.shape[0], nq, nv, lam.shape[0]), (np.zeros(nq), np.zeros(nv)))
-    status, steps, t = run_adaptive_steps(index1_trial, index1_accept, problem, (q, v, a, lam), (q, v, lam),
-                                          (sample_times, q_samples, v_samples, lam_samples), control, control_stats,
-                                          t0, t_end, stop)
-    return status, steps, t, lam
+    from consistent accelerations at t0 to t_end; a, lam, scratch and statistics as ``integrate_index1_rk``,
+    the controller's in ``control_stats``; embedded: (q_hat, v_hat) of a trial step. Returns (status,
+    accepted steps, t)."""
+    if not _start(sys, q, v, t0, w, stats, a, lam):
+        return SINGULAR_MATRIX, 0, t0
+    problem = Index1AdaptiveProblem(sys, A, B, C, E, opts, r_tol, a_tol, w, stats, scratch, embedded)
+    return run_adaptive_steps(index1_trial, index1_accept, problem, (q, v, a, lam), (q, v, lam),
+                              (sample_times, q_samples, v_samples, lam_samples), control, control_stats,
+                              t0, t_end, stop)
 
 
 INDEX1_DEFAULTS: dict[str, Any] = {
@@ -383,7 +380,7 @@ class Index1RungeKutta:
                                  self.tableau.order if options["dexpinv"] == "series" else 0)
 
     def integrate(self, system, q0, v0, options, h, t_end, sample_times) -> Integration:
-        """Warm-up step (compilation), then the timed run (including the initial accelerations)."""
+        """Warm-up (compilation), then the timed run (including the initial accelerations)."""
         nq, nv, nc = (int(x) for x in system.sizes)
         if nq != nv:
             raise InputError(f"integrator '{self.name}' needs as many coordinates as velocities "
@@ -400,7 +397,8 @@ class Index1RungeKutta:
         def prepare():
             return (q0.copy(), v0.copy(), make_saddle_point_workspace(nq, nv, nc, n_bodies, system,
                                                                       merged["linear_algebra"]),
-                    np.zeros(N_STATISTICS), np.zeros(N_STEP_CONTROL_STATISTICS))
+                    np.zeros(N_STATISTICS), np.zeros(N_STEP_CONTROL_STATISTICS), (np.zeros(nv), np.zeros(nc)),
+                    stage_scratch(tab.B.shape[0], nq, nv, nc), (np.zeros(nq), np.zeros(nv)))
 
         adaptive = merged["step_control"] == "adaptive"
         if adaptive:
@@ -408,16 +406,17 @@ class Index1RungeKutta:
             control = step_control(merged, h, tab.embedded_order)
 
         def run(inputs, t_stop, warm_up, stop):
-            q, v, workspace, stats, control_stats = inputs
+            q, v, workspace, stats, control_stats, (a, lam), scratch, embedded = inputs
             times, qs, vs, ls = sampling(warm_up, sample_times, q_samples, v_samples, lam_samples)
             if adaptive:
                 return integrate_index1_adaptive(system, tab.A, tab.B, tab.C, tab.E, opts, control, r_tol, a_tol, q, v,
-                                                 0.0, t_stop, times, qs, vs, ls, workspace, stats, control_stats,
-                                                 stop)
-            return integrate_index1_rk(system, tab.A, tab.B, tab.C, opts, q, v, 0.0, t_stop, h, times, qs, vs, ls,
-                                       workspace, stats, stop)
+                                                 a, lam, 0.0, t_stop, times, qs, vs, ls, workspace, stats,
+                                                 control_stats, scratch, embedded, stop)
+            return integrate_index1_rk(system, tab.A, tab.B, tab.C, opts, q, v, a, lam, 0.0, t_stop, h, times, qs, vs,
+                                       ls, workspace, stats, scratch, stop)
 
-        (q, v, _, stats, control_stats), (code, steps, t_reached, lam), cpu = timed_run(prepare, run, h, t_end)
+        (q, v, _, stats, control_stats, (_, lam), _, _), (code, steps, t_reached), cpu = timed_run(prepare, run,
+                                                                                                   t_end)
         done = max(int(stats[ST_STEPS]), 1)
         statistics = {
             "max_constraint_residual": stats[ST_MAX_PHI],

@@ -71,15 +71,19 @@ Inputs = TypeVar("Inputs")
 Result = TypeVar("Result")
 
 
-def timed_run(prepare: Callable[[], Inputs], run: Callable[[Inputs, float, bool, np.ndarray], Result], h: float,
+def timed_run(prepare: Callable[[], Inputs], run: Callable[[Inputs, float, bool, np.ndarray], Result],
               t_end: float) -> tuple[Inputs, Result, float]:
     """The timing rule of every integrator family (DESIGN.md, "Speed is part of correctness").
 
     ``prepare()`` makes what the timed region does not measure (copies of the initial state,
     workspaces, statistics arrays); ``run(inputs, t_end, warm_up, stop)`` is the algorithm from t = 0,
-    including its own start (consistent accelerations, corrected starting values). A warm-up run of
-    one step h on throw-away inputs compiles every kernel of the run first, so compilation never
-    enters the measured time. Returns (inputs, result, CPU seconds of the timed run).
+    including its own start (consistent accelerations, corrected starting values). A warm-up run to
+    t = 0 on throw-away inputs compiles every kernel of the run first (numba compiles an entry point
+    whole at its first call, whatever the call then executes), so compilation never enters the measured
+    time. The warm-up takes no step: it runs on the main thread, where a signal cannot stop compiled
+    code, and a step-size-controlled warm-up to t = h could take any number of steps (one that retried a
+    step forever made a Puma 560 run deaf to SIGTERM). Returns (inputs, result, CPU seconds of the
+    timed run).
 
     The timed run goes to a worker thread (the compiled entry points release the GIL) while the main
     thread waits, so that Ctrl-C and SIGTERM are handled at once: any exception in the main thread sets
@@ -88,7 +92,7 @@ def timed_run(prepare: Callable[[], Inputs], run: Callable[[Inputs, float, bool,
     The worker flushes subnormal numbers to zero (``subnormals``), so that a long run is not timed on the
     processor's slow subnormal arithmetic; the main thread's floating-point modes stay as they are.
     """
-    run(prepare(), h, True, np.zeros(1, dtype=np.bool_))
+    run(prepare(), 0.0, True, np.zeros(1, dtype=np.bool_))
     inputs = prepare()
     stop = np.zeros(1, dtype=np.bool_)
     outcome: dict[str, Any] = {}

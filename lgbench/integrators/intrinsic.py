@@ -33,6 +33,7 @@ from typing import Any, NamedTuple
 from numba import njit
 import numpy as np
 
+from lgbench._compiled import entry_point, kernel
 from lgbench.exceptions import InputError
 from lgbench.integrators.fixed_step import run_fixed_steps
 from lgbench.integrators.interface import Integration, sampling, timed_run
@@ -41,7 +42,7 @@ from lgbench.integrators.second_order_method import generalized_alpha
 from lgbench.lie.so3 import exp_so3, log_so3_into
 from lgbench.lie.vectorial import PARAMETERISATIONS, motion_increment_into
 from lgbench.mbs.codes import DIVERGED, F_BODY, F_TYPE, FREE, MANUFACTURED_LOAD, OK
-from lgbench.mbs.dense import all_finite, lu_factor, lu_solve
+from lgbench.mbs.dense import all_finite, copy_matrix, copy_vector, lu_factor, lu_solve
 from lgbench.mbs.formulations import FORMULATION_CODES
 from lgbench.mbs.loads import applied_loads
 from lgbench.mbs.manufactured import prescribed_material_velocity
@@ -89,7 +90,7 @@ class IntrinsicWorkspace(NamedTuple):
     delta: np.ndarray      # (n,)
 
 
-@njit(cache=True)
+@kernel
 def to_motion(sys, q, v, X, R, V):
     """(x, R, V*) of every body from the RV coordinates q = [x, psi], v = [x', omega*]."""
     for i in range(sys.body_int.shape[0]):
@@ -101,7 +102,7 @@ def to_motion(sys, q, v, X, R, V):
         V[i, 3:6] = v[vs + 3:vs + 6]
 
 
-@njit(cache=True)
+@kernel
 def to_coordinates(sys, X, R, V, q, v):
     """RV coordinates q, v of the motion tensors and material velocities."""
     for i in range(sys.body_int.shape[0]):
@@ -162,7 +163,7 @@ def _add_skew(J, r0, c0, weight, x, k):
     J[r0 + 2, c0 + 1] += weight * x[k]
 
 
-@njit(cache=True)
+@kernel
 def material_loads(sys, X, R, V, t, Xref, Rref, w, out):
     """out[i] = C_ref^T A: force and moment about the reference point of C_ref, in its material frame,
     of the loads acting on the configuration (X, R, V) at time t (the mbs layer's ``applied_loads``)."""
@@ -181,7 +182,7 @@ def material_loads(sys, X, R, V, t, Xref, Rref, w, out):
         _rotate_transposed(Rref[i], m, out[i, 3:6])
 
 
-@njit(cache=True)
+@kernel
 def transported_momentum(mass, inertia, Rs, us, Vf, z):
     """z = C*^-T M* V_f = [m R* v_f, u* x (m R* v_f) + R* J omega_f] (paper 003 eq. 22b in C_i's frame)."""
     _rotate(Rs, Vf[0:3], z[0:3])
@@ -195,7 +196,7 @@ def transported_momentum(mass, inertia, Rs, us, Vf, z):
     z[5] = c2 + r2
 
 
-@njit(cache=True)
+@kernel
 def momentum_jacobian(mass, inertia, Rs, us, z, weight, J, r0, c0, own):
     """Block d(C*^-T M* V_f)/dV of the iteration matrix: C*^-T M* (if ``own``) + weight * N(z),
     N(z) = [[0, -z1~], [-z1~, -z2~]] from dC* = dQ~ C* with dQ = weight dV."""
@@ -223,7 +224,7 @@ def _gyroscopic(mass, inertia, V):
     return mass * c0, mass * c1, mass * c2, g3, g4, g5
 
 
-@njit(cache=True)
+@kernel
 def initial_accelerations(sys, X, R, V, t, w, Vd):
     """V*' from the equations of motion at (X, R, V, t): M* V' = C^T A - gyroscopic terms."""
     material_loads(sys, X, R, V, t, X, R, w, w.loads)
@@ -272,9 +273,9 @@ class IntrinsicIterate(NamedTuple):
 @njit(inline="always")
 def _start(it):
     """Predictor: V_f = V_j = V_i (energy schemes), V'_f = V'_i (generalized-alpha)."""
-    it.Vf[:, :] = it.Vi
-    it.Vj[:, :] = it.Vi
-    it.Vdf[:, :] = it.Vdi
+    copy_matrix(it.Vf, it.Vi)
+    copy_matrix(it.Vj, it.Vi)
+    copy_matrix(it.Vdf, it.Vdi)
 
 
 @njit(inline="always")
@@ -398,7 +399,7 @@ def _correct(it, algebra):
     size = 0.0
     for i in range(it.Xi.shape[0]):
         delta = w.delta
-        delta[:] = w.r[i]
+        copy_vector(delta, w.r[i])
         lu_solve(w.J[i], w.piv[i], delta)
         if scheme == GENERALIZED_ALPHA:
             for k in range(6):
@@ -461,17 +462,18 @@ def intrinsic_fixed_step(problem, state, t, h, h_nominal):
         for a in range(3):
             if not all_finite(Rf[i, a]):
                 return DIVERGED
-    Xi[:, :] = Xf
-    Ri[:, :, :] = Rf
-    Vi[:, :] = Vf
-    Vdi[:, :] = Vdf
-    ai[:, :] = af
+    copy_matrix(Xi, Xf)
+    for i in range(Ri.shape[0]):
+        copy_matrix(Ri[i], Rf[i])
+    copy_matrix(Vi, Vf)
+    copy_matrix(Vdi, Vdf)
+    copy_matrix(ai, af)
     stats[ST_STEPS] += 1
     to_coordinates(sys, Xi, Ri, Vi, q, v)
     return OK
 
 
-@njit(cache=True)
+@kernel
 def prescribed_velocities(sys, t, V):
     """V[i] = the material velocities at t of every body that follows a prescribed motion (its
     ``MANUFACTURED_LOAD`` element); ``check_prescribed_motion`` makes sure every body has one."""
@@ -480,25 +482,35 @@ def prescribed_velocities(sys, t, V):
             prescribed_material_velocity(sys.force_real[k], t, V[sys.force_int[k, F_BODY]])
 
 
-@njit(cache=True, nogil=True)
+@entry_point
 def integrate_intrinsic(sys, method, newton, q, v, t0, t_end, h, sample_times, q_samples, v_samples, w, stats,
-                        stop):
-    """Fixed-step intrinsic integration from t0 to t_end (``run_fixed_steps``), (q, v) in place; returns
-    (status, steps, t)."""
-    nb = sys.body_int.shape[0]
-    Xi, Xf = np.zeros((nb, 3)), np.zeros((nb, 3))
-    Ri, Rf = np.zeros((nb, 3, 3)), np.zeros((nb, 3, 3))
-    Vi, Vf, Vj = np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros((nb, 6))
-    Vdi, Vdf, ai, af = np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros((nb, 6)), np.zeros((nb, 6))
+                        motion, stop):
+    """Fixed-step intrinsic integration from t0 to t_end (``run_fixed_steps``), (q, v) in place; motion:
+    the arrays of ``motion_arrays``. Returns (status, steps, t)."""
+    Xi, Ri, Vi, Vdi, ai, Xf, Rf, Vf, Vj, Vdf, af, jacobian_valid, no_multipliers, no_multiplier_samples = motion
     to_motion(sys, q, v, Xi, Ri, Vi)
     if method.scheme == GENERALIZED_ALPHA:
         initial_accelerations(sys, Xi, Ri, Vi, t0, w, Vdi)
-        ai[:, :] = Vdi
-    problem = IntrinsicProblem(sys, method, newton, w, stats, np.zeros(1, dtype=np.bool_))
+        copy_matrix(ai, Vdi)
+    problem = IntrinsicProblem(sys, method, newton, w, stats, jacobian_valid)
     state = (Xi, Ri, Vi, Vdi, ai, Xf, Rf, Vf, Vj, Vdf, af, q, v)
-    samples = (sample_times, q_samples, v_samples, np.zeros((sample_times.shape[0], 0)))
-    return run_fixed_steps(intrinsic_fixed_step, problem, state, (q, v, np.zeros(0)), samples, t0, t_end, h,
+    samples = (sample_times, q_samples, v_samples, no_multiplier_samples)
+    return run_fixed_steps(intrinsic_fixed_step, problem, state, (q, v, no_multipliers), samples, t0, t_end, h,
                            stop)
+
+
+def motion_arrays(n_bodies: int, n_samples: int) -> tuple[np.ndarray, ...]:
+    """The state of ``integrate_intrinsic`` for n bodies (zeros): positions X (n, 3) and rotations R (n, 3, 3)
+    at the step's start and end, material velocities V, their rates V' and the algorithmic accelerations
+    a (n, 6) at start and end, and V of the energy-decaying scheme's second stage; the Newton matrix flag;
+    the (empty) multipliers and their samples."""
+    def six():
+        return np.zeros((n_bodies, 6))
+
+    Xi, Xf = np.zeros((n_bodies, 3)), np.zeros((n_bodies, 3))
+    Ri, Rf = np.zeros((n_bodies, 3, 3)), np.zeros((n_bodies, 3, 3))
+    return (Xi, Ri, six(), six(), six(), Xf, Rf, six(), six(), six(), six(), np.zeros(1, dtype=np.bool_),
+            np.zeros(0), np.zeros((n_samples, 0)))
 
 
 def make_workspace(system, scheme: int) -> IntrinsicWorkspace:
@@ -577,7 +589,7 @@ class IntrinsicIntegrator:
                              contractivity=0.0, fd_relative_step=0.0, fd_step_floor=0.0, scaling=False, index=3)
 
     def integrate(self, system, q0, v0, options, h, t_end, sample_times) -> Integration:
-        """Warm-up step (compilation), then the timed fixed-step run."""
+        """Warm-up (compilation), then the timed fixed-step run."""
         check_free_rv_bodies(system)
         if self.scheme == KINEMATICS:
             check_prescribed_motion(system)
@@ -589,13 +601,14 @@ class IntrinsicIntegrator:
 
         def run(inputs, t_stop, warm_up, stop):
             times, qs, vs = sampling(warm_up, sample_times, q_samples, v_samples)
-            q, v, workspace, stats = inputs
+            q, v, workspace, stats, motion = inputs
             return integrate_intrinsic(system, method, newton, q, v, 0.0, t_stop, h, times, qs, vs, workspace, stats,
-                                       stop)
+                                       motion, stop)
 
-        (q, v, _, stats), (code, steps, t_reached), cpu = timed_run(
-            lambda: (q0.copy(), v0.copy(), make_workspace(system, self.scheme), np.zeros(N_STATISTICS)),
-            run, h, t_end)
+        (q, v, _, stats, _), (code, steps, t_reached), cpu = timed_run(
+            lambda: (q0.copy(), v0.copy(), make_workspace(system, self.scheme), np.zeros(N_STATISTICS),
+                     motion_arrays(system.body_int.shape[0], ns)),
+            run, t_end)
         statistics = {
             **newton_counts(stats, steps),
             "failed_steps": 0 if code == OK else 1,

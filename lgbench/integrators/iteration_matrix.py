@@ -11,6 +11,7 @@ import math
 
 from numba import njit
 
+from lgbench._compiled import kernel
 from lgbench.lie.se3 import tangent_operator_se3
 from lgbench.lie.so3 import tangent_coefficients
 from lgbench.mbs.banded import band_clear, band_index, band_layout, band_set_constraint_rows
@@ -24,7 +25,7 @@ from lgbench.mbs.residual import dynamic_residual, generalized_forces_inline
 from lgbench.mbs.system import B_FORM, B_NV, B_VSTART, S_NC, S_NV
 
 
-@njit(cache=True)
+@kernel
 def _write_tangent_so3(psi, k, T, r0):
     """T_exp(psi[k:k+3]) (paper 000 eqs. A2, A7, A8) into T[r0:r0+3, r0:r0+3], entry by entry: the
     arithmetic of ``lgbench.lie.so3.tangent_operator_so3`` without its 3x3 array."""
@@ -41,7 +42,7 @@ def _write_tangent_so3(psi, k, T, r0):
     T[r0 + 2, r0 + 1] = c1 * x + c2 * (y * z)
 
 
-@njit(cache=True)
+@kernel
 def _tangent_block(body_int, i):
     """(first velocity coordinate, size) of body i's non-identity block of T (``_add_body_tangent``): the
     rotation block of an RV node, the 6-block of an SE3 node; size 0 for classical nodes (T = I there)."""
@@ -52,7 +53,7 @@ def _tangent_block(body_int, i):
     return 0, 0
 
 
-@njit(cache=True)
+@kernel
 def _add_body_tangent(body_int, i, dq, T, col0):
     """Body i's block of T(dq) (``_tangent_block``) into T, body i's velocity columns starting at col0:
     T_SO3 on the rotation block of RV nodes (in place), T_SE3 (paper 002 eq. 35) on the 6-block of SE3 nodes;
@@ -65,7 +66,7 @@ def _add_body_tangent(body_int, i, dq, T, col0):
         T[col0:col0 + 6, col0:col0 + 6] = tangent_operator_se3(dq[vs:vs + 6])
 
 
-@njit(cache=True)
+@kernel
 def _tangent_matrix(body_int, dq, T):
     """Block-diagonal T(dq): the bodies' blocks of ``_add_body_tangent``, I elsewhere. Takes body_int, not
     the system tuple (a compiled call copies every array of a tuple argument)."""
@@ -76,7 +77,7 @@ def _tangent_matrix(body_int, dq, T):
         _add_body_tangent(body_int, i, dq, T, body_int[i, B_VSTART])
 
 
-@njit(cache=True)
+@kernel
 def _tangent_blocks(body_int, dq, Tb):
     """T(dq) by bodies: Tb[i] over body i's own velocity coordinates."""
     Tb[:, :, :] = 0.0
@@ -86,7 +87,7 @@ def _tangent_blocks(body_int, dq, Tb):
         _add_body_tangent(body_int, i, dq, Tb[i], 0)
 
 
-@njit(cache=True)
+@kernel
 def _step_sizes(x, rel, floor):
     return rel * max(floor, abs(x))
 
@@ -122,7 +123,7 @@ def _evaluations(sys):
     return n
 
 
-@njit(cache=True)
+@kernel
 def _grouped_force_blocks(sys, q, v, t, rel, floor, positions, z, qp, vp, force, torque, g, gp, out):
     """Group blocks out[grp, m, j] = entry (groups[grp, m], groups[grp, j]) of -dg/dz (positions: along
     UAC(q, z)) or -dg/dv by forward differences with the colouring of ``SystemBuilder._force_colors`` (one
@@ -155,7 +156,7 @@ def analytic_tangent_available(sys, opts, w):
     return opts.analytic_tangent and w.tangent.slot.shape[0] == sys.sizes[S_NV] and w.tangent.slot.shape[0] > 0
 
 
-@njit(cache=True)
+@kernel
 def _scatter_groups(groups, blocks, out):
     """out = the dense matrix of the group blocks (zero where no force couples two coordinates)."""
     out[:, :] = 0.0
@@ -209,7 +210,7 @@ def iteration_matrix_at_residual(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts,
         _tangent_columns(sys.body_int, w.M, w.Ct, w.K, w.C, w.T, bp, gp, scale, S)
 
 
-@njit(cache=True)
+@kernel
 def _tangent_columns(body_int, M, Ct, K, C, T, bp, gp, scale, S):
     """The columns of S_t that T = T_exp(dq_n) changes (paper 000 eq. 40: K_t T and B T): only the columns
     of the bodies' non-identity blocks of T (``_tangent_block``), summed over the block's rows alone, since
@@ -231,7 +232,7 @@ def _tangent_columns(body_int, M, Ct, K, C, T, bp, gp, scale, S):
                 S[nv + r, c] = ct
 
 
-@njit(cache=True)
+@kernel
 def _residual_stiffness(sys, q, v, a, lam, t, rel, floor, z, qp, Mp, Cp, force, torque, gp, r, r0, rp, K):
     """K = dr/dz along UAC(q, z) by forward differences of the whole residual (paper 000 eq. 41); r holds
     r(q, v, a, lam, t)."""
@@ -248,7 +249,7 @@ def _residual_stiffness(sys, q, v, a, lam, t, rel, floor, z, qp, Mp, Cp, force, 
             K[c, k] = (rp[c] - r0[c]) / eps
 
 
-@njit(cache=True)
+@kernel
 def _times_tangent(A, T, r, c):
     """(A T)[r, c] without forming A T."""
     s = 0.0
@@ -257,7 +258,7 @@ def _times_tangent(A, T, r, c):
     return s
 
 
-@njit(cache=True)
+@kernel
 def band_iteration_matrix(sys, q, dqn, v, t, bp, gp, scale, opts, w):
     """The S_t of ``iteration_matrix_at_residual`` (K_t from the forces, eq. 42) assembled from body blocks of M, B,
     T and group blocks of K_t, C_t straight into the band matrix w.bm of the ordering w.band
@@ -308,7 +309,7 @@ def band_iteration_matrix(sys, q, dqn, v, t, bp, gp, scale, opts, w):
     band_set_constraint_rows(sys.body_int, st, w.Cb, texp, w.Tb, w.bm)
 
 
-@njit(cache=True)
+@kernel
 def _hidden_constraint_differences(sys, q, v, opts, w):
     """w.Z = d(B(q) v)/dz along UAC by forward differences (one constraint matrix per coordinate)."""
     nv = v.shape[0]
@@ -328,7 +329,7 @@ def _hidden_constraint_differences(sys, q, v, opts, w):
             w.Z[r, k] = (bvp - bv) / eps
 
 
-@njit(cache=True)
+@kernel
 def stabilisation_blocks(sys, q, v, bp, gp, scale, opts, w):
     """Index-2 blocks of the iteration matrix (paper 002 eq. 62) into w.S, after ``iteration_matrix``.
 

@@ -1,9 +1,9 @@
 """Starting values of the implicit integrators: consistent v'(0), lambda(0) (paper 002 eq. 19) and the
 corrected starting values of paper 002 Tables 1 (index 2) and 2 (index 3).
 """
-from numba import njit
 import numpy as np
 
+from lgbench._compiled import kernel
 from lgbench.mbs.constraints import constraint_curvature
 from lgbench.mbs.coordinate_update import algebra_commutator, update_coordinates
 from lgbench.mbs.dense import lu_factor, lu_solve
@@ -11,7 +11,7 @@ from lgbench.mbs.residual import dynamic_residual
 from lgbench.mbs.system import S_NC
 
 
-@njit(cache=True)
+@kernel
 def consistent_accelerations(sys, q, v, t, vd, lam):
     """v'(0) and lambda(0) from [[M, B^T], [B, 0]] [v'; lambda] = [g; -B' v] (paper 002 eq. 19)."""
     nv = v.shape[0]
@@ -42,7 +42,7 @@ def consistent_accelerations(sys, q, v, t, vd, lam):
     return True
 
 
-@njit(cache=True)
+@kernel
 def corrected_starting_values(sys, method, q, v, vd, a, h, s, perturb_velocity):
     """Starting values of paper 002 Table 1 (a0) and, with ``perturb_velocity``, Table 2 (a0 and v0).
 

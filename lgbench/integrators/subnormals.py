@@ -18,9 +18,11 @@ import platform
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
+
+from lgbench._compiled import kernel
 
 FLUSH_TO_ZERO = 0x8000
 """MXCSR bit 15: subnormal results become zero."""
@@ -51,7 +53,7 @@ def _or_into_mxcsr(typingctx, bits):
     return signature, codegen
 
 
-@njit(cache=True)
+@kernel
 def _set_mxcsr_bits(bits):
     return _or_into_mxcsr(bits)
 

@@ -13,7 +13,8 @@ On so(3) ~ R^3 the commutator is the cross product, [u, k] = u x k.
 import math
 
 import numpy as np
-from numba import njit
+
+from lgbench._compiled import kernel
 
 # B_0 ... B_11 (B_1 = -1/2 convention; the odd ones beyond B_1 vanish).
 BERNOULLI_NUMBERS = np.array([1.0, -0.5, 1.0 / 6.0, 0.0, -1.0 / 30.0, 0.0, 1.0 / 42.0, 0.0, -1.0 / 30.0,
@@ -21,7 +22,7 @@ BERNOULLI_NUMBERS = np.array([1.0, -0.5, 1.0 / 6.0, 0.0, -1.0 / 30.0, 0.0, 1.0 /
 MAX_SERIES_ORDER = BERNOULLI_NUMBERS.shape[0]
 
 
-@njit(cache=True)
+@kernel
 def dexpinv_series_coefficients(order):
     """c_p = (-1)^p B_p / p!, p = 0 .. order-1: dexpinv(-u, k, order) = sum_p c_p ad_u^p k."""
     n = max(1, min(order, MAX_SERIES_ORDER))
@@ -31,7 +32,7 @@ def dexpinv_series_coefficients(order):
     return c
 
 
-@njit(cache=True)
+@kernel
 def dexpinv_so3_series(u, k, order):
     """dexpinv of paper 001 (left trivialisation) on so(3) for an RK method of order ``order``:
     k + (u x k)/2 + sum_{p=2}^{order-1} B_p/p! ad_u^p k (order 1 gives k)."""
@@ -49,7 +50,7 @@ def dexpinv_so3_series(u, k, order):
     return out
 
 
-@njit(cache=True)
+@kernel
 def dexpinv_so3_series_matrix(u, order):
     """The 3x3 matrix of ``dexpinv_so3_series(u, ., order)`` (columns: images of the unit vectors)."""
     m = np.empty((3, 3))

@@ -7,12 +7,12 @@ Sect. 4 as "EP" and in paper 004 eqs. (2)-(5)).
 import math
 
 import numpy as np
-from numba import njit
 
+from lgbench._compiled import kernel
 from lgbench.lie.so3 import sinc, _quaternion_from_matrix, _rotation_vector_from_unit_quaternion
 
 
-@njit(cache=True)
+@kernel
 def rotation_matrix_ep(e):
     """Rotation matrix of Euler parameters (exact for unit e; a quadratic form otherwise)."""
     e0, e1, e2, e3 = e[0], e[1], e[2], e[3]
@@ -29,7 +29,7 @@ def rotation_matrix_ep(e):
     return R
 
 
-@njit(cache=True)
+@kernel
 def rotation_ep_transpose_apply(e, x):
     """R(e/|e|)^T x as a tuple (same arithmetic as ``rotation_matrix_ep(e / |e|)`` then R^T x; no allocation)."""
     n = math.sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2] + e[3] * e[3])
@@ -48,7 +48,7 @@ def rotation_ep_transpose_apply(e, x):
             r02 * x[0] + r12 * x[1] + r22 * x[2])
 
 
-@njit(cache=True)
+@kernel
 def body_ep_matrix(e):
     """L(e) (3x4): omega_body = 2 L(e) e', and e' = L(e)^T omega_body / 2 for unit e."""
     L = np.empty((3, 4))
@@ -59,7 +59,7 @@ def body_ep_matrix(e):
     return L
 
 
-@njit(cache=True)
+@kernel
 def global_ep_matrix(e):
     """G(e) (3x4): omega_global = 2 G(e) e'."""
     G = np.empty((3, 4))
@@ -70,7 +70,7 @@ def global_ep_matrix(e):
     return G
 
 
-@njit(cache=True)
+@kernel
 def ep_product(a, b):
     """Quaternion product a*b, so that R(a*b) = R(a) R(b)."""
     out = np.empty(4)
@@ -81,7 +81,7 @@ def ep_product(a, b):
     return out
 
 
-@njit(cache=True)
+@kernel
 def ep_from_rotation_vector(psi):
     """Unit Euler parameters of the rotation vector psi."""
     phi = math.sqrt(psi[0] ** 2 + psi[1] ** 2 + psi[2] ** 2)
@@ -94,14 +94,14 @@ def ep_from_rotation_vector(psi):
     return out
 
 
-@njit(cache=True)
+@kernel
 def rotation_vector_from_ep(e):
     """Rotation vector (|psi| <= pi) of Euler parameters, normalised first."""
     n = math.sqrt(e[0] ** 2 + e[1] ** 2 + e[2] ** 2 + e[3] ** 2)
     return _rotation_vector_from_unit_quaternion(e / n)
 
 
-@njit(cache=True)
+@kernel
 def ep_from_rotation_matrix(R):
     """Unit Euler parameters (e0 >= 0 not enforced) of a rotation matrix."""
     return _quaternion_from_matrix(R)

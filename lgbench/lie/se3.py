@@ -13,8 +13,8 @@ with T_SO3 = T_exp of lgbench/lie/so3.py (paper 002 eq. 33 = paper 000 eq. A2).
 import math
 
 import numpy as np
-from numba import njit
 
+from lgbench._compiled import kernel
 from lgbench.lie.so3 import (
     compose_rotation_vectors, exp_so3, hat, log_so3, tangent_operator_inverse_so3,
     tangent_operator_so3,
@@ -26,13 +26,13 @@ S_SERIES_BELOW = 0.5
 S_SERIES_TERMS = 9
 
 
-@njit(cache=True)
+@kernel
 def translation_coefficient_se3(psi):
     """T_SO3(psi)^T: the translation of exp_SE3([U, psi]) is T_SO3(psi)^T U (paper 002 eq. 11b)."""
     return tangent_operator_so3(psi).T
 
 
-@njit(cache=True)
+@kernel
 def exp_se3(v):
     """(R, x) = exp_SE3 of v = [U, Omega] (paper 002 eq. 11b)."""
     psi = v[3:6].copy()
@@ -41,7 +41,7 @@ def exp_se3(v):
     return R, x
 
 
-@njit(cache=True)
+@kernel
 def log_se3(R, x):
     """v = [U, Omega] with exp_se3(v) == (R, x) and |Omega| <= pi."""
     psi = log_so3(R)
@@ -51,7 +51,7 @@ def log_se3(R, x):
     return out
 
 
-@njit(cache=True)
+@kernel
 def compose_se3(x0, psi0, dv):
     """(x, psi) of (R(psi0), x0) o exp_SE3(dv): psi by rotation-vector composition, x = x0 + R0 T^T dU."""
     R0 = exp_so3(psi0)
@@ -59,7 +59,7 @@ def compose_se3(x0, psi0, dv):
     return x0 + R0 @ dx, compose_rotation_vectors(psi0, dv[3:6])
 
 
-@njit(cache=True)
+@kernel
 def coupling_coefficients_se3(phi):
     """a1..a4 of S_SE3 = a1 hat(U) + a2 (hat(U) hat(W) + hat(W) hat(U)) + a3 (W.U) hat(W)
     + a4 (W.U) hat(W)^2 for phi = |W| (paper 002 eq. 35); power series below S_SERIES_BELOW.
@@ -98,7 +98,7 @@ def coupling_coefficients_se3(phi):
     return a1, a2, a3, a4
 
 
-@njit(cache=True)
+@kernel
 def coupling_block_se3(U, W):
     """S_SE3(W, U) of paper 002 eq. (35) (S(0, U) = -hat(U)/2)."""
     phi = math.sqrt(W[0] * W[0] + W[1] * W[1] + W[2] * W[2])
@@ -109,7 +109,7 @@ def coupling_block_se3(U, W):
     return a1 * hu + a2 * (hu @ hw + hw @ hu) + a3 * wu * hw + a4 * wu * (hw @ hw)
 
 
-@njit(cache=True)
+@kernel
 def tangent_operator_se3(v):
     """T_SE3(v) for v = [U, Omega]: [[T_SO3, S], [0, T_SO3]] (paper 002 eq. 35 in lgbench order)."""
     W = v[3:6].copy()
@@ -121,7 +121,7 @@ def tangent_operator_se3(v):
     return out
 
 
-@njit(cache=True)
+@kernel
 def tangent_operator_inverse_se3(v):
     """T_SE3(v)^-1 = [[T^-1, -T^-1 S T^-1], [0, T^-1]] (block inverse of eq. 35)."""
     W = v[3:6].copy()

@@ -15,7 +15,8 @@ explicit integration loop calls per stage.
 import math
 
 import numpy as np
-from numba import njit
+
+from lgbench._compiled import kernel
 
 # Taylor thresholds of paper 000 App. A.2, eqs. (A7)-(A9).
 F1_TAYLOR_BELOW = 1e-2
@@ -23,7 +24,7 @@ F2_TAYLOR_BELOW = 1e-4
 F3_TAYLOR_BELOW = 1e-2
 
 
-@njit(cache=True)
+@kernel
 def hat(v):
     """Skew-symmetric matrix with hat(v) @ y == cross(v, y)."""
     m = np.zeros((3, 3))
@@ -36,7 +37,7 @@ def hat(v):
     return m
 
 
-@njit(cache=True)
+@kernel
 def vee(m):
     """Inverse of ``hat`` (uses the skew-symmetric part of m)."""
     out = np.empty(3)
@@ -46,7 +47,7 @@ def vee(m):
     return out
 
 
-@njit(cache=True)
+@kernel
 def sinc(x):
     """Cardinal sine sin(x)/x, Taylor-guarded near 0 (paper 000 eq. A14)."""
     if abs(x) < 1e-4:
@@ -55,7 +56,7 @@ def sinc(x):
     return math.sin(x) / x
 
 
-@njit(cache=True)
+@kernel
 def one_minus_cos_over_sq(x):
     """(1 - cos x)/x^2, Taylor-guarded near 0."""
     if abs(x) < 1e-2:
@@ -64,7 +65,7 @@ def one_minus_cos_over_sq(x):
     return (1.0 - math.cos(x)) / (x * x)
 
 
-@njit(cache=True)
+@kernel
 def tangent_coefficients(phi):
     """Coefficients f1, f2, f3 of paper 000 eqs. (A7)-(A9) for phi = |psi| >= 0.
 
@@ -83,7 +84,7 @@ def tangent_coefficients(phi):
     return f1, f2, inverse_tangent_coefficient(phi)
 
 
-@njit(cache=True)
+@kernel
 def inverse_tangent_coefficient(phi):
     """f3 of paper 000 eq. (A9) alone (what T_exp^{-1} needs)."""
     p2 = phi * phi
@@ -93,7 +94,7 @@ def inverse_tangent_coefficient(phi):
     return 1.0 / 12.0 + p2 / 720.0 + p2 * p2 / 30240.0
 
 
-@njit(cache=True)
+@kernel
 def _skew_series_matrix(psi, c1, c2):
     """I + c1 hat(psi) + c2 hat(psi)^2 as a new matrix (``skew_series_into``)."""
     M = np.empty((3, 3))
@@ -101,7 +102,7 @@ def _skew_series_matrix(psi, c1, c2):
     return M
 
 
-@njit(cache=True)
+@kernel
 def skew_series_into(psi, c1, c2, M):
     """M = I + c1 hat(psi) + c2 hat(psi)^2, entry by entry (hat(psi)^2 = psi psi^T - |psi|^2 I)."""
     x, y, z = psi[0], psi[1], psi[2]
@@ -116,7 +117,7 @@ def skew_series_into(psi, c1, c2, M):
     M[2, 1] = c1 * x + c2 * (y * z)
 
 
-@njit(cache=True)
+@kernel
 def skew_series_apply(psi, c1, c2, w):
     """(I + c1 hat(psi) + c2 hat(psi)^2) w as a tuple, via psi x w and psi x (psi x w)."""
     x, y, z = psi[0], psi[1], psi[2]
@@ -128,7 +129,7 @@ def skew_series_apply(psi, c1, c2, w):
             w[2] + c1 * u2 + c2 * (x * u1 - y * u0))
 
 
-@njit(cache=True)
+@kernel
 def exp_so3(psi):
     """Rotation matrix of the rotation vector psi (Rodrigues' formula, paper 000 eq. A1):
     R = I + sinc(phi) hat(psi) + (1 - cos phi)/phi^2 hat(psi)^2, entry by entry (no matrix products)."""
@@ -136,21 +137,21 @@ def exp_so3(psi):
     return _skew_series_matrix(psi, sinc(phi), one_minus_cos_over_sq(phi))
 
 
-@njit(cache=True)
+@kernel
 def exp_so3_apply(psi, w):
     """R(psi) w as a tuple (Rodrigues' formula applied to a vector; no matrix is formed)."""
     phi = math.sqrt(psi[0] * psi[0] + psi[1] * psi[1] + psi[2] * psi[2])
     return skew_series_apply(psi, sinc(phi), one_minus_cos_over_sq(phi), w)
 
 
-@njit(cache=True)
+@kernel
 def exp_so3_transpose_apply(psi, w):
     """R(psi)^T w = R(-psi) w as a tuple (body-frame components of the global vector w)."""
     phi = math.sqrt(psi[0] * psi[0] + psi[1] * psi[1] + psi[2] * psi[2])
     return skew_series_apply(psi, -sinc(phi), one_minus_cos_over_sq(phi), w)
 
 
-@njit(cache=True)
+@kernel
 def log_so3(R):
     """Rotation vector psi with |psi| <= pi and exp_so3(psi) == R.
 
@@ -161,21 +162,21 @@ def log_so3(R):
     return out
 
 
-@njit(cache=True)
+@kernel
 def log_so3_into(R, out):
     """out = log_so3(R), without allocation."""
     e0, e1, e2, e3 = _quaternion_of_matrix(R)
     out[0], out[1], out[2] = _rotation_vector_from_quaternion(e0, e1, e2, e3)
 
 
-@njit(cache=True)
+@kernel
 def _quaternion_from_matrix(R):
     e = np.empty(4)
     e[0], e[1], e[2], e[3] = _quaternion_of_matrix(R)
     return e
 
 
-@njit(cache=True)
+@kernel
 def _quaternion_of_matrix(R):
     """Unit quaternion (a tuple) of the rotation matrix R (Shepperd's method)."""
     tr = R[0, 0] + R[1, 1] + R[2, 2]
@@ -207,7 +208,7 @@ def _quaternion_of_matrix(R):
     return e0 / n, e1 / n, e2 / n, e3 / n
 
 
-@njit(cache=True)
+@kernel
 def _rotation_vector_from_unit_quaternion(e):
     """Rotation vector of the unit quaternion e with |psi| <= pi (sign of e chosen so e0 >= 0)."""
     out = np.empty(3)
@@ -215,7 +216,7 @@ def _rotation_vector_from_unit_quaternion(e):
     return out
 
 
-@njit(cache=True)
+@kernel
 def _rotation_vector_from_quaternion(q0, q1, q2, q3):
     """Rotation vector (a tuple, |psi| <= pi) of the unit quaternion (q0, q1, q2, q3)."""
     s = 1.0 if q0 >= 0.0 else -1.0
@@ -230,7 +231,7 @@ def _rotation_vector_from_quaternion(q0, q1, q2, q3):
     return factor * vx, factor * vy, factor * vz
 
 
-@njit(cache=True)
+@kernel
 def tangent_operator_so3(psi):
     """T_exp on SO(3), paper 000 eqs. (A2), (A7), (A8)."""
     phi = math.sqrt(psi[0] * psi[0] + psi[1] * psi[1] + psi[2] * psi[2])
@@ -238,21 +239,21 @@ def tangent_operator_so3(psi):
     return _skew_series_matrix(psi, f1, f2)
 
 
-@njit(cache=True)
+@kernel
 def tangent_operator_inverse_so3(psi):
     """T_exp^{-1} on SO(3), paper 000 eqs. (A3), (A9)."""
     phi = math.sqrt(psi[0] * psi[0] + psi[1] * psi[1] + psi[2] * psi[2])
     return _skew_series_matrix(psi, 0.5, inverse_tangent_coefficient(phi))
 
 
-@njit(cache=True)
+@kernel
 def tangent_operator_inverse_so3_apply(psi, w):
     """T_exp^{-1}(psi) w as a tuple: w + (psi x w)/2 + f3 psi x (psi x w) (paper 000 eqs. A3, A9)."""
     phi = math.sqrt(psi[0] * psi[0] + psi[1] * psi[1] + psi[2] * psi[2])
     return skew_series_apply(psi, 0.5, inverse_tangent_coefficient(phi), w)
 
 
-@njit(cache=True)
+@kernel
 def compose_rotation_vectors(psi0, dpsi):
     """psi with exp(psi) = exp(psi0) exp(dpsi), paper 000 eqs. (A10)-(A13).
 
@@ -267,14 +268,14 @@ def compose_rotation_vectors(psi0, dpsi):
     return out
 
 
-@njit(cache=True)
+@kernel
 def compose_rotation_vectors_tuple(psi0, dpsi):
     """``compose_rotation_vectors(psi0, dpsi)`` as a tuple (allocation-free)."""
     psi, _ = compose_with_quaternion(quaternion_of_rotation_vector(psi0), dpsi)
     return psi
 
 
-@njit(cache=True)
+@kernel
 def quaternion_of_rotation_vector(psi):
     """Half-angle parameters (Euler parameters) of exp(psi), paper 000 eq. (A11), as a 4-tuple."""
     p = math.sqrt(psi[0] ** 2 + psi[1] ** 2 + psi[2] ** 2)
@@ -282,7 +283,7 @@ def quaternion_of_rotation_vector(psi):
     return math.cos(0.5 * p), s * psi[0], s * psi[1], s * psi[2]
 
 
-@njit(cache=True)
+@kernel
 def compose_with_quaternion(e, dpsi):
     """(psi, e1): the rotation vector psi (|psi| <= pi) and the Euler parameters e1 of exp(psi0) exp(dpsi)
     for exp(psi0) given by its Euler parameters e, paper 000 eqs. (A11)-(A13).

@@ -5,13 +5,14 @@ Body angular velocity omega = G(theta) theta'; G is singular where cos(theta1) =
 import math
 
 import numpy as np
-from numba import njit
+
+from lgbench._compiled import kernel
 
 # |cos(theta1)| below this value is treated as the gimbal-lock singularity.
 SINGULAR_COS_PITCH = 1e-10
 
 
-@njit(cache=True)
+@kernel
 def rotation_matrix_rxyz(theta):
     """R = Rx(theta0) Ry(theta1) Rz(theta2)."""
     c0, s0 = math.cos(theta[0]), math.sin(theta[0])
@@ -30,7 +31,7 @@ def rotation_matrix_rxyz(theta):
     return R
 
 
-@njit(cache=True)
+@kernel
 def rotation_rxyz_transpose_apply(theta, x):
     """R(theta)^T x as a tuple (same arithmetic as ``rotation_matrix_rxyz`` then R^T x; no allocation)."""
     c0, s0 = math.cos(theta[0]), math.sin(theta[0])
@@ -44,7 +45,7 @@ def rotation_rxyz_transpose_apply(theta, x):
             r02 * x[0] + r12 * x[1] + r22 * x[2])
 
 
-@njit(cache=True)
+@kernel
 def rotation_rxyz_apply(theta, x):
     """R(theta) x as a tuple (same arithmetic as ``rotation_matrix_rxyz`` then R x; no allocation)."""
     c0, s0 = math.cos(theta[0]), math.sin(theta[0])
@@ -55,7 +56,7 @@ def rotation_rxyz_apply(theta, x):
             (s0 * s2 - c0 * s1 * c2) * x[0] + (s0 * c2 + c0 * s1 * s2) * x[1] + c0 * c1 * x[2])
 
 
-@njit(cache=True)
+@kernel
 def body_rate_apply_rxyz(theta, theta_dot):
     """omega_body = G(theta) theta' as a tuple (the entries of ``body_rate_matrix_rxyz_into``)."""
     c1, s1 = math.cos(theta[1]), math.sin(theta[1])
@@ -64,7 +65,7 @@ def body_rate_apply_rxyz(theta, theta_dot):
             s1 * theta_dot[0] + theta_dot[2])
 
 
-@njit(cache=True)
+@kernel
 def body_rate_matrix_rxyz(theta):
     """G(theta) with omega_body = G theta'."""
     G = np.empty((3, 3))
@@ -72,7 +73,7 @@ def body_rate_matrix_rxyz(theta):
     return G
 
 
-@njit(cache=True)
+@kernel
 def body_rate_matrix_rxyz_into(theta, G):
     """``body_rate_matrix_rxyz(theta)`` written into the 3x3 array G."""
     c1, s1 = math.cos(theta[1]), math.sin(theta[1])
@@ -86,7 +87,7 @@ def body_rate_matrix_rxyz_into(theta, G):
     G[2, 2] = 1.0
 
 
-@njit(cache=True)
+@kernel
 def body_rate_inverse_apply_rxyz(theta, omega):
     """theta' = G(theta)^{-1} omega as a tuple, in closed form (det G = cos theta1; the caller checks
     ``rxyz_is_singular`` first)."""
@@ -96,7 +97,7 @@ def body_rate_inverse_apply_rxyz(theta, omega):
     return r0, s2 * omega[0] + c2 * omega[1], omega[2] - s1 * r0
 
 
-@njit(cache=True)
+@kernel
 def body_rate_dot_apply_rxyz(theta, theta_dot):
     """G'(theta, theta') theta' as a tuple (same arithmetic as ``body_rate_matrix_dot_rxyz`` times theta')."""
     c1, s1 = math.cos(theta[1]), math.sin(theta[1])
@@ -107,7 +108,7 @@ def body_rate_dot_apply_rxyz(theta, theta_dot):
             (c1 * d1) * d0)
 
 
-@njit(cache=True)
+@kernel
 def body_rate_matrix_dot_rxyz(theta, theta_dot):
     """Time derivative of G(theta) along theta' (needed for the gyroscopic term, paper 000 eq. 14)."""
     c1, s1 = math.cos(theta[1]), math.sin(theta[1])
@@ -122,13 +123,13 @@ def body_rate_matrix_dot_rxyz(theta, theta_dot):
     return Gd
 
 
-@njit(cache=True)
+@kernel
 def rxyz_is_singular(theta):
     """True at (numerical) gimbal lock, |cos(theta1)| < SINGULAR_COS_PITCH."""
     return abs(math.cos(theta[1])) < SINGULAR_COS_PITCH
 
 
-@njit(cache=True)
+@kernel
 def rxyz_from_rotation_matrix(R):
     """Angles theta with rotation_matrix_rxyz(theta) == R (theta1 in [-pi/2, pi/2])."""
     out = np.empty(3)

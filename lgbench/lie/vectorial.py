@@ -34,8 +34,8 @@ tensors stays at round-off on both sides of the switch.
 import math
 
 import numpy as np
-from numba import njit
 
+from lgbench._compiled import kernel
 from lgbench.lie.so3 import hat, log_so3, skew_series_apply, skew_series_into
 
 EXPONENTIAL = 0
@@ -62,7 +62,7 @@ _SERIES = np.array([
 ])
 
 
-@njit(cache=True)
+@kernel
 def generating_function(kind, phi):
     """p(phi) of paper 003 eq. (3)."""
     if kind == EXPONENTIAL:
@@ -74,7 +74,7 @@ def generating_function(kind, phi):
     return 4.0 * math.tan(0.25 * phi)
 
 
-@njit(cache=True)
+@kernel
 def generating_derivative(kind, phi):
     """dp/dphi."""
     if kind == EXPONENTIAL:
@@ -86,7 +86,7 @@ def generating_derivative(kind, phi):
     return 1.0 / math.cos(0.25 * phi) ** 2
 
 
-@njit(cache=True)
+@kernel
 def rotation_angle(kind, p_norm):
     """phi >= 0 with p(phi) = p_norm (Euler-Rodrigues saturates at phi = pi)."""
     if kind == EXPONENTIAL:
@@ -98,19 +98,19 @@ def rotation_angle(kind, p_norm):
     return 4.0 * math.atan(0.25 * p_norm)
 
 
-@njit(cache=True)
+@kernel
 def _series(kind, column, phi):
     c = _SERIES[kind, column]
     x = phi * phi
     return c[0] + x * (c[1] + x * c[2])
 
 
-@njit(cache=True)
+@kernel
 def _norm3(v):
     return math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
 
 
-@njit(cache=True)
+@kernel
 def coefficient(kind, column, p_norm):
     """One of the coefficients zeta1, zeta2, h2, hi2, phi/p, mb, p/phi at |p| = p_norm."""
     phi = rotation_angle(kind, p_norm)
@@ -133,7 +133,7 @@ def coefficient(kind, column, p_norm):
     return p / phi
 
 
-@njit(cache=True)
+@kernel
 def rotation_tensor(kind, p):
     """R(p) = I + zeta1 p~ + zeta2 p~^2 (paper 003 eq. 5 with p = h omega*)."""
     n = _norm3(p)
@@ -141,7 +141,7 @@ def rotation_tensor(kind, p):
     return np.eye(3) + coefficient(kind, C_ZETA1, n) * k + coefficient(kind, C_ZETA2, n) * (k @ k)
 
 
-@njit(cache=True)
+@kernel
 def tangent_tensor(kind, p):
     """H(p) with omega = H(p) p' (inertial components, paper 003 Sect. 1)."""
     n = _norm3(p)
@@ -151,7 +151,7 @@ def tangent_tensor(kind, p):
             + coefficient(kind, C_H2, n) * (k @ k))
 
 
-@njit(cache=True)
+@kernel
 def tangent_tensor_inverse(kind, p):
     """H(p)^-1 = p'(phi) I - p~/2 + hi2 p~^2."""
     n = _norm3(p)
@@ -160,7 +160,7 @@ def tangent_tensor_inverse(kind, p):
     return generating_derivative(kind, phi) * np.eye(3) - 0.5 * k + coefficient(kind, C_HI2, n) * (k @ k)
 
 
-@njit(cache=True)
+@kernel
 def parameters_of_rotation(kind, R):
     """p with R(p) = R, from the rotation vector of R (|phi| <= pi)."""
     psi = log_so3(R)
@@ -168,7 +168,7 @@ def parameters_of_rotation(kind, R):
     return coefficient(kind, C_P_RATIO, generating_function(kind, phi)) * psi
 
 
-@njit(cache=True)
+@kernel
 def motion_increment(kind, Q):
     """(R*, u*) of the incremental motion tensor C*(Q) as new arrays (``motion_increment_into``)."""
     Rs = np.empty((3, 3))
@@ -177,7 +177,7 @@ def motion_increment(kind, Q):
     return Rs, us
 
 
-@njit(cache=True)
+@kernel
 def motion_increment_into(kind, Q, Rs, us):
     """(R*, u*) of the incremental motion tensor C*(Q), Q = [q, p] (paper 003 eqs. 19-20), into Rs, us.
 
@@ -197,7 +197,7 @@ def motion_increment_into(kind, Q, Rs, us):
     skew_series_into(Q[3:6], coefficient(kind, C_ZETA1, n), coefficient(kind, C_ZETA2, n), Rs)
 
 
-@njit(cache=True)
+@kernel
 def motion_tensor(R, u):
     """6x6 motion tensor C = [[R, u~ R], [0, R]] of paper 003 eq. (16)."""
     C = np.zeros((6, 6))

@@ -38,6 +38,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from lgbench._compiled import kernel
 from lgbench.mbs.constraints import constraint_row_bodies
 from lgbench.mbs.dense import largest_magnitude, lu_factor, lu_solve, subtract_multiple
 from lgbench.mbs.system import B_NV, B_VSTART, SystemArrays
@@ -231,7 +232,7 @@ def band_structure(system: SystemArrays, mode: str = "auto") -> BandStructure:
                          constraint_row_bodies(system), vel_body)
 
 
-@njit(cache=True)
+@kernel
 def band_lu_factor(ab, kl, ku, piv):
     """In-place LU with partial pivoting of the band matrix ``ab`` (module storage); False if singular.
 
@@ -277,7 +278,7 @@ def band_lu_factor(ab, kl, ku, piv):
     return True
 
 
-@njit(cache=True)
+@kernel
 def band_lu_solve(ab, kl, ku, piv, b):
     """Solve with the factors of ``band_lu_factor``; b is overwritten with the solution."""
     n = ab.shape[0]
@@ -298,7 +299,7 @@ def band_lu_solve(ab, kl, ku, piv, b):
                 b[i] -= ab[k, diag + i - k] * bk
 
 
-@njit(cache=True)
+@kernel
 def band_lu_solve_columns(ab, kl, ku, piv, B):
     """B <- A^{-1} B for every column of B at once with the factors of ``band_lu_factor`` (the loops of
     ``band_lu_solve`` with the columns innermost: contiguous, and a zero multiplier skips a whole row).
@@ -338,14 +339,14 @@ def _zero_row(B, k):
     return True
 
 
-@njit(cache=True)
+@kernel
 def band_layout(st):
     """(kl, ku, n1, nb) of the structure st: the integers ``band_index`` needs."""
     nb = st.n_border
     return st.bands[0], st.bands[1], st.position.shape[0] - nb, nb
 
 
-@njit(cache=True)
+@kernel
 def band_index(layout, i, j):
     """Index in ``BandMatrix.data`` of A[i, j] for the places i, j of the band ordering (inside the band
     of A11, or in the border); layout from ``band_layout``."""
@@ -360,13 +361,13 @@ def band_index(layout, i, j):
     return n1 * width + 2 * nb * n1 + (i - n1) * nb + j - n1
 
 
-@njit(cache=True)
+@kernel
 def band_clear(m):
     """Zero every block of the band matrix m."""
     m.data[:] = 0.0
 
 
-@njit(cache=True)
+@kernel
 def band_gather(S, st, m):
     """The dense matrix S (unknowns in their own order) into the band matrix m of ``st`` (for tests and
     diagnostics: the integrators assemble from blocks). Only the entries of the structure's pattern are
@@ -389,7 +390,7 @@ def band_gather(S, st, m):
             m.corner[r, c] = S[unknown[n1 + r], unknown[n1 + c]]
 
 
-@njit(cache=True)
+@kernel
 def band_factor(m, st):
     """Factorise the band matrix m in place: band LU of A11, upper <- A11^{-1} A12, corner <- LU of the
     Schur complement A22 - A21 A11^{-1} A12; False if singular."""
@@ -411,7 +412,7 @@ def band_factor(m, st):
     return lu_factor(m.corner, m.corner_piv)
 
 
-@njit(cache=True)
+@kernel
 def band_solve(m, st, b):
     """b <- A^{-1} b with the factors of ``band_factor``; b in the unknowns' own order (permuted into
     m.rhs and back)."""
@@ -441,7 +442,7 @@ def band_solve(m, st, b):
         b[u] = x[pos[u]]
 
 
-@njit(cache=True)
+@kernel
 def band_set_constraint_rows(body_int, st, Cb, texp, Tb, m):
     """The columns B^T and the rows B (B T with T = blockdiag(Tb[body]) if ``texp``) of a saddle-point
     iteration matrix into the band matrix m of ``st``, from the row blocks Cb of

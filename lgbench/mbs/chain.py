@@ -68,9 +68,9 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
 import numpy as np
 
+from lgbench._compiled import kernel
 from lgbench.mbs.codes import CONSTANT, REVOLUTE
 from lgbench.mbs.system import C_COORDINATE, CHAIN_INT_WIDTH, CHAIN_REAL_WIDTH
 from lgbench.mbs.trajectories import prescribed_motion
@@ -122,44 +122,44 @@ assert CHAIN_INT_WIDTH >= 5 and CHAIN_REAL_WIDTH >= R_BASE_POSITION + 3
 # 3-vector helpers on tuples (no heap allocation)
 # ------------------------------------------------------------------------------------------------
 
-@njit(cache=True)
+@kernel
 def _get3(A, i, c):
     return (A[i, c], A[i, c + 1], A[i, c + 2])
 
 
-@njit(cache=True)
+@kernel
 def _set3(A, i, c, x):
     A[i, c] = x[0]
     A[i, c + 1] = x[1]
     A[i, c + 2] = x[2]
 
 
-@njit(cache=True)
+@kernel
 def _add(a, b):
     return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
 
 
-@njit(cache=True)
+@kernel
 def _sub(a, b):
     return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
 
 
-@njit(cache=True)
+@kernel
 def _scale(s, a):
     return (s * a[0], s * a[1], s * a[2])
 
 
-@njit(cache=True)
+@kernel
 def _cross(a, b):
     return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
 
 
-@njit(cache=True)
+@kernel
 def _dot(a, b):
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
-@njit(cache=True)
+@kernel
 def _mat_vec(A, i, c, x):
     """(row-major 3x3 stored at A[i, c:c+9]) @ x."""
     return (A[i, c] * x[0] + A[i, c + 1] * x[1] + A[i, c + 2] * x[2],
@@ -167,7 +167,7 @@ def _mat_vec(A, i, c, x):
             A[i, c + 6] * x[0] + A[i, c + 7] * x[1] + A[i, c + 8] * x[2])
 
 
-@njit(cache=True)
+@kernel
 def _mat_t_vec(A, i, c, x):
     """(row-major 3x3 stored at A[i, c:c+9])^T @ x."""
     return (A[i, c] * x[0] + A[i, c + 3] * x[1] + A[i, c + 6] * x[2],
@@ -175,7 +175,7 @@ def _mat_t_vec(A, i, c, x):
             A[i, c + 2] * x[0] + A[i, c + 5] * x[1] + A[i, c + 8] * x[2])
 
 
-@njit(cache=True)
+@kernel
 def _inertia_global(sys, K, i, x):
     """R I_c R^T x: the link's inertia about its centre of mass in global axes, applied to x."""
     local = _mat_t_vec(K, i, K_R, x)
@@ -186,7 +186,7 @@ def _inertia_global(sys, K, i, x):
 # kinematics, RNEA, CRBA
 # ------------------------------------------------------------------------------------------------
 
-@njit(cache=True)
+@kernel
 def _kinematics(sys, q, K):
     """Link frames, joint axes and centres of mass of every row at coordinates q (global frame)."""
     for i in range(sys.chain_int.shape[0]):
@@ -233,7 +233,7 @@ def _kinematics(sys, q, K):
         _set3(K, i, K_C, _add(origin, _mat_vec(K, i, K_R, _get3(row, i, R_COM))))
 
 
-@njit(cache=True)
+@kernel
 def _velocities(sys, q, v, K):
     """Kinematics plus angular velocity (K_W) and frame-origin velocity (stored in K_A) of every link."""
     _kinematics(sys, q, K)
@@ -254,7 +254,7 @@ def _velocities(sys, q, v, K):
         _set3(K, i, K_A, vo)
 
 
-@njit(cache=True)
+@kernel
 def _rnea(sys, q, v, qdd, with_acceleration, with_gravity, K, tau):
     """Recursive Newton-Euler (Featherstone Sect. 5.3, in global 3-vectors): tau[row] = joint force.
 
@@ -313,7 +313,7 @@ def _rnea(sys, q, v, qdd, with_acceleration, with_gravity, K, tau):
             _set3(K, p, K_N, _add(_add(_get3(K, p, K_N), moment), _cross(arm, f)))
 
 
-@njit(cache=True)
+@kernel
 def _motion_subspace(sys, K, i):
     """S_i = [w; u] of joint i in Plücker coordinates at the global origin."""
     z = _get3(K, i, K_Z)
@@ -322,7 +322,7 @@ def _motion_subspace(sys, K, i):
     return (0.0, 0.0, 0.0), z
 
 
-@njit(cache=True)
+@kernel
 def _crba(sys, q, K, Ml):
     """Composite-rigid-body algorithm (Featherstone Sect. 6.2): Ml[row, row] = M(q)."""
     _kinematics(sys, q, K)
@@ -359,7 +359,7 @@ def _crba(sys, q, K, Ml):
             j = sys.chain_int[j, C_PARENT]
 
 
-@njit(cache=True)
+@kernel
 def _joint_forces(sys, q, v, t, tau):
     """Controller and damper forces per row: Kp (phi_d - q) + Kd (phi_d' - q') - c q'."""
     for i in range(sys.chain_int.shape[0]):
@@ -375,7 +375,7 @@ def _joint_forces(sys, q, v, t, tau):
         tau[i] = value
 
 
-@njit(cache=True)
+@kernel
 def _forces_local(sys, q, v, t, K, out):
     """out[row] = tau - h(q, v) (joint forces minus RNEA bias forces including gravity)."""
     _rnea(sys, q, v, v, False, True, K, out)
@@ -388,7 +388,7 @@ def _forces_local(sys, q, v, t, K, out):
         out[i] += tau[i]
 
 
-@njit(cache=True)
+@kernel
 def _cholesky_solve(A, b):
     """Solve A x = b in place (b <- x) for symmetric positive definite A (A overwritten); False if not SPD."""
     n = A.shape[0]
@@ -421,7 +421,7 @@ def _cholesky_solve(A, b):
 # hook points called by lgbench.mbs.kernels / residual
 # ------------------------------------------------------------------------------------------------
 
-@njit(cache=True)
+@kernel
 def chain_mass_matrix(sys, q, M):
     """Add M(theta) of every chain into its diagonal block of M (CRBA)."""
     n = sys.chain_int.shape[0]
@@ -436,7 +436,7 @@ def chain_mass_matrix(sys, q, M):
             M[kr, sys.chain_int[c, C_COORDINATE]] += Ml[r, c]
 
 
-@njit(cache=True)
+@kernel
 def chain_generalized_forces(sys, q, v, t, g):
     """Write tau - h(theta, theta') of every chain into its block of g (RNEA + joint controllers)."""
     n = sys.chain_int.shape[0]
@@ -449,7 +449,7 @@ def chain_generalized_forces(sys, q, v, t, g):
         g[sys.chain_int[i, C_COORDINATE]] = out[i]
 
 
-@njit(cache=True)
+@kernel
 def chain_kinetic_energy(sys, q, v):
     """1/2 sum (m |v_c|^2 + w . I w) over the links."""
     n = sys.chain_int.shape[0]
@@ -466,7 +466,7 @@ def chain_kinetic_energy(sys, q, v):
     return e
 
 
-@njit(cache=True)
+@kernel
 def chain_potential_energy(sys, q, v):
     """Gravity (-sum m g . c) plus the springs of controllers with a CONSTANT set-point."""
     n = sys.chain_int.shape[0]
@@ -483,7 +483,7 @@ def chain_potential_energy(sys, q, v):
     return e
 
 
-@njit(cache=True)
+@kernel
 def chain_accelerations(sys, q, v, t, a):
     """Write theta'' = M^{-1}(tau - h) of every chain into its block of a (explicit integrators).
 
@@ -507,7 +507,7 @@ def chain_accelerations(sys, q, v, t, a):
 # compiled helpers for model outputs and tests
 # ------------------------------------------------------------------------------------------------
 
-@njit(cache=True)
+@kernel
 def chain_inverse_dynamics(sys, q, v, qdd, with_gravity):
     """tau per chain row from the RNEA: M qdd + C v (- gravity terms if ``with_gravity``)."""
     n = sys.chain_int.shape[0]
@@ -518,7 +518,7 @@ def chain_inverse_dynamics(sys, q, v, qdd, with_gravity):
     return tau
 
 
-@njit(cache=True)
+@kernel
 def chain_mass_matrix_rows(sys, q):
     """M(q) of the chain rows as an (n_rows x n_rows) matrix (CRBA)."""
     n = sys.chain_int.shape[0]
@@ -529,7 +529,7 @@ def chain_mass_matrix_rows(sys, q):
     return Ml
 
 
-@njit(cache=True)
+@kernel
 def chain_link_frame(sys, q, row):
     """(R, origin) of the link frame (DH frame) of chain row ``row`` in the global frame."""
     n = sys.chain_int.shape[0]
@@ -542,7 +542,7 @@ def chain_link_frame(sys, q, row):
     return R, K[row, K_O:K_O + 3].copy()
 
 
-@njit(cache=True)
+@kernel
 def chain_setpoint(sys, row, t):
     """(phi_d, phi_d', phi_d'') of chain row ``row`` at time t."""
     return prescribed_motion(sys.chain_int[row, C_TRAJECTORY], sys.chain_real[row, R_TRAJECTORY],

@@ -21,6 +21,7 @@ f and moment N about J; backward for the accumulated F, N and tau_i = z . N (rev
 """
 from numba import njit
 
+from lgbench._compiled import kernel
 from lgbench.mbs.chain import (
     C_JOINT, C_PARENT, K_A, K_AL, K_C, K_F, K_J, K_N, K_O, K_W, K_Z, R_DAMPING, R_GRAVITY, R_KD, R_KP, R_MASS,
     _add, _cross, _dot, _get3, _inertia_global, _rnea, _scale, _set3, _sub,
@@ -60,7 +61,7 @@ def _inertia_tangent(sys, K, dK, i, x, dx):
                 _sub(_cross(theta, _inertia_global(sys, K, i, x)), _inertia_global(sys, K, i, _cross(theta, x))))
 
 
-@njit(cache=True)
+@kernel
 def _rnea_tangent(sys, K, v, direction, j, dK, dtau):
     """dtau = dh/dq_j (direction POSITIONS) or dh/dv_j (VELOCITIES) for the chain row j, from the quantities
     ``chain._rnea`` left in K at (q, v) with qdd = 0 and gravity. Rows before j do not move: a parent row
@@ -137,7 +138,7 @@ def _rnea_tangent(sys, K, v, direction, j, dK, dtau):
             _set3(dK, p, K_N, _add(_add(_get3(dK, p, K_N), dN), _add(_cross(darm, F), _cross(arm, dF))))
 
 
-@njit(cache=True)
+@kernel
 def chain_force_tangent(sys, q, v, K, dK, dtau, slot, Kg, Cg):
     """The chain's entries of the group blocks (``force_tangent`` layout, slot[k] = (group, member)):
     Kg of K_t = -dg/dq = dh/dq + diag(Kp), Cg of C_t = -dg/dv = dh/dv + diag(Kd + c). K, dK are

@@ -16,6 +16,7 @@ from numba import njit
 
 import numpy as np
 
+from lgbench._compiled import kernel
 from lgbench.mbs.banded import BODY_BLOCK
 from lgbench.mbs.codes import BODY_FRAME_POINT, COINCIDENT, DISTANCE, PERPENDICULAR, POINT_ON_LINE
 from lgbench.mbs.constraints import _body_rotation, _cross3, _joint_vector, _rotate, _rotate_back, body_vector
@@ -36,7 +37,7 @@ def _column(K3, i, block, c):
     return (m[0, c], m[1, c], m[2, c]), (m[3, c], m[4, c], m[5, c])
 
 
-@njit(cache=True)
+@kernel
 def _sensitivity(body_int, K3, i, R, omega, b, point, D, side):
     """Derivatives along z of body i's point b (``point``: p = x + R b, p' = u + R (omega x b), into
     D[side, POINT], D[side, POINT_RATE]) or vector b (n = R b, n' = R (omega x b), into D[side, VECTOR],
@@ -78,7 +79,7 @@ def _add_rows(sys, i, D, side, slot, sign, row, Z):
             Z[row + k, vs + c] += sign * D[side, slot, k, c]
 
 
-@njit(cache=True)
+@kernel
 def _body(body_int, i, q, v, K3, E):
     """R of body i (9-tuple) and omega (body frame), with its sensitivities written to K3; ground: identity."""
     if i == GROUND:
@@ -90,13 +91,13 @@ def _body(body_int, i, q, v, K3, E):
     return R, body_angular_velocity(form, q, qr, v, vr)
 
 
-@njit(cache=True)
+@kernel
 def _point_motion(sys, i, q, v, b):
     """``loads.point_motion`` as a compiled call."""
     return point_motion(sys, i, q, v, b)
 
 
-@njit(cache=True)
+@kernel
 def velocity_constraint_tangent(sys, q, v, K3, E, Z):
     """Z = d(B(q) v)/dz along UAC(q, z) at fixed v (module note); K3, E: ``TangentWorkspace.kinematics`` and
     ``load_map``. One small scratch array per call (once per iteration matrix)."""

@@ -26,6 +26,7 @@ import math
 import numpy as np
 from numba import njit
 
+from lgbench._compiled import kernel
 from lgbench.lie.so3 import one_minus_cos_over_sq, sinc
 from lgbench.mbs.codes import (
     BODY_FRAME_POINT, COINCIDENT, DISTANCE, EP, F1, FREE, PERPENDICULAR, POINT_ON_LINE, RV, RXYZ, SE3,
@@ -40,7 +41,7 @@ from lgbench.mbs.system import (
 )
 
 
-@njit(cache=True)
+@kernel
 def rotation_entries(form, q, qr):
     """R(rho) of ``kernels.rotation_matrix`` for the rotation coordinates at q[qr], as a row-major 9-tuple
     with the same arithmetic (Rodrigues for RV and SE3, Rx Ry Rz for Rxyz and F1, R(e/|e|) for EP and
@@ -67,7 +68,7 @@ def rotation_entries(form, q, qr):
             2.0 * (e1 * e3 - e0 * e2), 2.0 * (e2 * e3 + e0 * e1), e0 * e0 - e1 * e1 - e2 * e2 + e3 * e3)
 
 
-@njit(cache=True)
+@kernel
 def rate_map_entries(form, q, qr):
     """W(rho) of ``kernels.velocity_map`` (omega_body = W w) as a 12-tuple, row by row with 4 columns (the
     4th is zero except for EP): G(theta) for Rxyz, 2 L(e) for EP, I otherwise; the same entries, no array."""
@@ -81,26 +82,26 @@ def rate_map_entries(form, q, qr):
     return (1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0)
 
 
-@njit(cache=True)
+@kernel
 def _rotate(R, a):
     """R a for a row-major 9-tuple R (the arithmetic of ``mat3_vec``)."""
     return (R[0] * a[0] + R[1] * a[1] + R[2] * a[2], R[3] * a[0] + R[4] * a[1] + R[5] * a[2],
             R[6] * a[0] + R[7] * a[1] + R[8] * a[2])
 
 
-@njit(cache=True)
+@kernel
 def _rotate_back(R, a):
     """R^T a for a row-major 9-tuple R (the arithmetic of ``mat3t_vec``)."""
     return (R[0] * a[0] + R[3] * a[1] + R[6] * a[2], R[1] * a[0] + R[4] * a[1] + R[7] * a[2],
             R[2] * a[0] + R[5] * a[1] + R[8] * a[2])
 
 
-@njit(cache=True)
+@kernel
 def _cross3(a, b):
     return a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]
 
 
-@njit(cache=True)
+@kernel
 def _dot3(a, b):
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
@@ -112,7 +113,7 @@ def _body_rotation(body_int, i, q):
     return rotation_entries(body_int[i, B_FORM], q, qr)
 
 
-@njit(cache=True)
+@kernel
 def _body_position(body_int, i, q):
     """x of body i as a tuple; the reference point of a FIXED_POINT body is the origin."""
     if body_int[i, B_KIND] == FREE:
@@ -120,7 +121,7 @@ def _body_position(body_int, i, q):
     return 0.0, 0.0, 0.0
 
 
-@njit(cache=True)
+@kernel
 def body_point(body_int, i, q, b):
     """p = x + R b of the body point b (3 entries) as a tuple; ground: b (allocation-free
     ``point_kinematics(...)[0]``)."""
@@ -133,7 +134,7 @@ def body_point(body_int, i, q, b):
     return 0.0 + r0, 0.0 + r1, 0.0 + r2
 
 
-@njit(cache=True)
+@kernel
 def body_vector(body_int, i, q, a):
     """n = R a of the body vector a as a tuple; ground: a (allocation-free ``vector_kinematics(...)[0]``)."""
     if i == GROUND:
@@ -141,13 +142,13 @@ def body_vector(body_int, i, q, a):
     return _rotate(_body_rotation(body_int, i, q), a)
 
 
-@njit(cache=True)
+@kernel
 def _joint_vector(p, k):
     """(p[k], p[k+1], p[k+2]) of a joint's real parameters."""
     return _vec3(p, k)
 
 
-@njit(cache=True)
+@kernel
 def _body_motion(sys, i, q, v):
     """(R, x, u, omega, W' w, W) of body i; u = x' is global (R U for SE3 nodes)."""
     form = sys.body_int[i, B_FORM]
@@ -165,7 +166,7 @@ def _body_motion(sys, i, q, v):
     return R, x, u, omega, rate, W
 
 
-@njit(cache=True)
+@kernel
 def point_kinematics(sys, i, q, v, b):
     """(p, p', velocity-dependent part of p'') of body point b; ground: (b, 0, 0)."""
     if i == GROUND:
@@ -175,7 +176,7 @@ def point_kinematics(sys, i, q, v, b):
             mat3_vec(R, cross(omega, cross(omega, b)) + cross(rate, b)) + translation_rate(sys, i, q, v))
 
 
-@njit(cache=True)
+@kernel
 def vector_kinematics(sys, i, q, v, a):
     """(n, n', velocity-dependent part of n'') of body vector a; ground: (a, 0, 0)."""
     if i == GROUND:
@@ -202,7 +203,7 @@ def _add_projected_row(form, free, vr, u, direction, W, b, translation, sign, ro
         C[row, vr + c] += sign * (y0 * W[c] + y1 * W[4 + c] + y2 * W[8 + c])
 
 
-@njit(cache=True)
+@kernel
 def _add_projected_jacobian(body_int, i, q, b, direction, translation, sign, row, C, col0):
     """C[row, body i] += sign * direction^T J (``_add_projected_row``), J = d(point or vector velocity)/dv_i;
     body i's velocity columns start at col0 of C (its B_VSTART for the dense B, 0 for a block of
@@ -216,7 +217,7 @@ def _add_projected_jacobian(body_int, i, q, b, direction, translation, sign, row
                        rate_map_entries(form, q, qr), b, translation, sign, row, C, col0)
 
 
-@njit(cache=True)
+@kernel
 def _add_point_jacobian(body_int, i, q, b, sign, row, C, col0):
     """C[row:row+3, body i] += sign * J of the body point b: the rows of ``_add_projected_row`` along the unit
     vectors e_k, with R and W evaluated once for the three (u = R^T e_k is row k of R)."""
@@ -233,7 +234,7 @@ def _add_point_jacobian(body_int, i, q, b, sign, row, C, col0):
                            e, W, b, True, sign, row + k, C, col0)
 
 
-@njit(cache=True)
+@kernel
 def _reference_in_body_frame(body_int, i, q, g):
     """c = R_i^T (x_i - g): the reference point of body i relative to the ground point g, body frame, as
     a tuple."""
@@ -241,7 +242,7 @@ def _reference_in_body_frame(body_int, i, q, g):
     return _rotate_back(_body_rotation(body_int, i, q), (x0 - g[0], x1 - g[1], x2 - g[2]))
 
 
-@njit(cache=True)
+@kernel
 def _add_body_frame_point_jacobian(body_int, i, q, g, row, C, col0):
     """C[row:row+3, body i] = B of R^T (g - x) - b: [-R^T (I for SE3), -hat(c) W] with c = R^T (x - g);
     body i's columns start at col0. Tuples, no array."""
@@ -261,7 +262,7 @@ def _add_body_frame_point_jacobian(body_int, i, q, g, row, C, col0):
         C[row + 2, vr + c] += -(-c1 * W[c] + c0 * W[4 + c])
 
 
-@njit(cache=True)
+@kernel
 def constraint_rows(body_int, joint_int, joint_real, q, phi):
     """Phi(q) for all constraint rows; allocation-free (``body_point``, ``body_vector``). The kernel takes
     the three arrays it reads, not the system tuple: a compiled call copies every array of a tuple
@@ -308,7 +309,7 @@ def constraint_residual_inline(sys, q, t, phi):
     constraint_rows(sys.body_int, sys.joint_int, sys.joint_real, q, phi)
 
 
-@njit(cache=True)
+@kernel
 def constraint_residual(sys, q, t, phi):
     """Phi(q) for Python callers (``constraint_residual_inline``)."""
     constraint_residual_inline(sys, q, t, phi)
@@ -322,13 +323,13 @@ def constraint_matrix_inline(sys, q, C):
     constraint_jacobian(sys.body_int, sys.joint_int, sys.joint_real, q, C, C, True)
 
 
-@njit(cache=True)
+@kernel
 def constraint_matrix(sys, q, C):
     """B(q) for Python callers (``constraint_matrix_inline``)."""
     constraint_matrix_inline(sys, q, C)
 
 
-@njit(cache=True)
+@kernel
 def constraint_blocks(sys, q, Cb):
     """B(q) by rows and bodies: Cb[row, 0, :] = d Phi'_row / d v_body1 and Cb[row, 1, :] for body2
     (``constraint_row_bodies``), each over that body's own velocity coordinates; O(rows), no dense B."""
@@ -349,7 +350,7 @@ def constraint_row_bodies(sys) -> np.ndarray:
     return rows
 
 
-@njit(cache=True)
+@kernel
 def constraint_jacobian(body_int, joint_int, joint_real, q, C1, C2, dense):
     """Adds the rows of B: body1's part into C1, body2's into C2, at its B_VSTART (dense) or 0;
     allocation-free (tuples); three arrays of the system, as ``constraint_rows``."""
@@ -399,7 +400,7 @@ def constraint_jacobian(body_int, joint_int, joint_real, q, C1, C2, dense):
             _add_projected_jacobian(body_int, b2, q, a2, d, True, -1.0, row, C2, o2)
 
 
-@njit(cache=True)
+@kernel
 def constraint_curvature(sys, q, v, out):
     """B'(q, v) v, so that Phi'' = B v' + out (paper 002 eq. 18)."""
     out[:] = 0.0
@@ -444,6 +445,6 @@ def constraint_curvature(sys, q, v, out):
             out[row] = dd @ dd + (p1 - p2) @ (pa1 - pa2)
 
 
-@njit(cache=True)
+@kernel
 def n_constraints(sys):
     return sys.sizes[S_NC]

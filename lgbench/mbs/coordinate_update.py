@@ -9,6 +9,7 @@ import math
 
 from numba import njit
 
+from lgbench._compiled import kernel
 from lgbench.lie.se3 import compose_se3, tangent_operator_inverse_se3
 from lgbench.lie.so3 import (
     compose_rotation_vectors_tuple, compose_with_quaternion, quaternion_of_rotation_vector,
@@ -90,20 +91,20 @@ def update_coordinates_inline(sys, q0, dq, q):
         q[k] = q0[k] + dq[k]
 
 
-@njit(cache=True)
+@kernel
 def update_coordinates(sys, q0, dq, q):
     """``update_coordinates_inline`` as a compiled call."""
     update_coordinates_inline(sys, q0, dq, q)
 
 
-@njit(cache=True)
+@kernel
 def _update_se3(q0, dq, q, s, qr):
     x, psi = compose_se3(q0[s:s + 3], q0[qr:qr + 3], dq[s:s + 6])
     q[s:s + 3] = x
     q[qr:qr + 3] = psi
 
 
-@njit(cache=True)
+@kernel
 def _rates_se3(dq, v, K, s, vs):
     K[s:s + 6] = tangent_operator_inverse_se3(dq[s:s + 6]) @ v[vs:vs + 6]
 
@@ -144,7 +145,7 @@ def rigid_kinematic_rates(body_int, q, dq, v, K):
     return OK
 
 
-@njit(cache=True)
+@kernel
 def kinematic_rates(sys, q, dq, v, K):
     """Slopes K of the coordinates (``rigid_kinematic_rates``); SE3 nodes T_SE3^{-1}(dq) v, minimal
     coordinates q' = v."""
@@ -162,7 +163,7 @@ def kinematic_rates(sys, q, dq, v, K):
     return OK
 
 
-@njit(cache=True)
+@kernel
 def algebra_commutator(sys, v, w, out):
     """hat(v) w = [v~, w~] per node (paper 002 eqs. 29, 34): RV nodes [0, Omega x W_Omega];
     SE3 nodes [U x W_Omega + Omega x W_U, Omega x W_Omega] (lgbench order [U, Omega]); 0 for the
@@ -179,7 +180,7 @@ def algebra_commutator(sys, v, w, out):
             out[vs:vs + 3] = cross(v[vs:vs + 3], w[vr:vr + 3]) + cross(v[vr:vr + 3], w[vs:vs + 3])
 
 
-@njit(cache=True)
+@kernel
 def largest_rotation_increment(body_int, dq):
     """max over RV bodies of |dq_rotation|: the rotation angle of a Lie group update UAC(q, dq)."""
     largest = 0.0

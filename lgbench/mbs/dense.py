@@ -4,8 +4,10 @@ import math
 import numpy as np
 from numba import njit
 
+from lgbench._compiled import kernel
 
-@njit(cache=True)
+
+@kernel
 def solve_small(A, b):
     """Solve A x = b with ``lu_factor``/``lu_solve`` (A, b untouched); returns (x, ok)."""
     LU = A.copy()
@@ -17,7 +19,7 @@ def solve_small(A, b):
     return x, True
 
 
-@njit(cache=True)
+@kernel
 def mat3_vec(M, v):
     out = np.empty(3)
     for i in range(3):
@@ -25,7 +27,7 @@ def mat3_vec(M, v):
     return out
 
 
-@njit(cache=True)
+@kernel
 def mat3t_vec(M, v):
     out = np.empty(3)
     for i in range(3):
@@ -33,7 +35,7 @@ def mat3t_vec(M, v):
     return out
 
 
-@njit(cache=True)
+@kernel
 def cross(a, b):
     out = np.empty(3)
     out[0] = a[1] * b[2] - a[2] * b[1]
@@ -75,7 +77,7 @@ def largest_magnitude(A):
     return max(s0, s1, s2, s3)
 
 
-@njit(cache=True)
+@kernel
 def lu_factor(A, piv):
     """In-place LU factorisation with partial pivoting; returns False if A is (numerically) singular.
 
@@ -132,7 +134,7 @@ def subtract_multiple(target, row, start, source, source_row, source_start, f, c
         m += 1
 
 
-@njit(cache=True)
+@kernel
 def lu_solve(LU, piv, b):
     """Solve with the factors of ``lu_factor``; b is overwritten with the solution."""
     n = LU.shape[0]
@@ -152,7 +154,7 @@ def lu_solve(LU, piv, b):
         b[i] = s / LU[i, i]
 
 
-@njit(cache=True)
+@kernel
 def all_finite(x):
     """True if no entry of the vector x is NaN or infinite."""
     for k in range(x.shape[0]):
@@ -177,3 +179,18 @@ def add_transpose_product(A, x, out):
     for row in range(A.shape[0]):
         for k in range(out.shape[0]):
             out[k] += A[row, k] * x[row]
+
+
+@njit(inline="always")
+def copy_vector(dst, src):
+    """dst[:] = src, element by element: no overlap check, no temporary (``integrators/entry_point.py``)."""
+    for k in range(dst.shape[0]):
+        dst[k] = src[k]
+
+
+@njit(inline="always")
+def copy_matrix(dst, src):
+    """dst[:, :] = src, element by element (2.4x faster than the slice assignment on 200 x 200)."""
+    for i in range(dst.shape[0]):
+        for j in range(dst.shape[1]):
+            dst[i, j] = src[i, j]

@@ -10,6 +10,7 @@ from typing import NamedTuple
 from numba import njit
 import numpy as np
 
+from lgbench._compiled import kernel
 from lgbench.lie.so3 import exp_so3
 from lgbench.lie.tait_bryan import SINGULAR_COS_PITCH, body_rate_dot_apply_rxyz, body_rate_matrix_rxyz_into
 from lgbench.mbs.chain import chain_accelerations
@@ -36,7 +37,7 @@ class RhsWork(NamedTuple):
     rotation: np.ndarray  # (n_bodies, 4) and at a stage (``rigid_stage_coordinates``)
 
 
-@njit(cache=True)
+@kernel
 def rhs_work(sys):
     """A fresh ``RhsWork`` for the system."""
     nb = sys.body_int.shape[0]
@@ -45,7 +46,7 @@ def rhs_work(sys):
                    np.zeros((nb, 4)), np.zeros((nb, 4)))
 
 
-@njit(cache=True)
+@kernel
 def accelerations(sys, q, v, t, force, torque, a):
     """``state_accelerations`` with the given force/torque arrays and fresh small work arrays."""
     work = RhsWork(force, torque, np.zeros((3, 3)), np.zeros((3, 3)), np.zeros(3, dtype=np.int64), np.zeros(3),
@@ -95,7 +96,7 @@ def rigid_accelerations(body_int, body_real, q, v, force, torque, rate_map, mass
     return OK
 
 
-@njit(cache=True)
+@kernel
 def state_accelerations(sys, q, v, t, work, a):
     """v' = M^{-1} g(q, v, t) for unconstrained systems (paper 000 eqs. 11, 14, 32); ``work`` is an ``RhsWork``.
 
@@ -119,7 +120,7 @@ def state_accelerations(sys, q, v, t, work, a):
     return OK
 
 
-@njit(cache=True)
+@kernel
 def is_rigid_body_system(sys):
     """True when ``rigid_body_stage`` evaluates the whole right-hand side: no SE3 node, no
     minimal-coordinate chain, and only ``is_elementary_load`` force elements."""
@@ -150,14 +151,14 @@ def rigid_body_stage(body_int, body_real, force_int, force_real, base, q0, dq, v
     return rigid_accelerations(body_int, body_real, q, v, force, torque, rate_map, mass, piv, rhs, a)
 
 
-@njit(cache=True)
+@kernel
 def _translation_se3(q, v, f, m, qr, vr, vs, a):
     """U' = R^T f / m - omega x U of an SE3 node (paper 002 eq. 22b)."""
     R = exp_so3(q[qr:qr + 3])
     a[vs:vs + 3] = mat3t_vec(R, f) / m - cross(v[vr:vr + 3], v[vs:vs + 3])
 
 
-@njit(cache=True)
+@kernel
 def tait_bryan_accelerations(body_real, i, theta, rates, tau, G, M, piv, b):
     """theta'' of Tait-Bryan body i (paper 000 eq. 14) into b: forms G^T J G in M and factorises it (pivots
     in piv), as formulation 2 does every stage, with G(theta) in G; returns False if the mass matrix is

@@ -35,6 +35,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from lgbench._compiled import kernel
 from lgbench.lie.tait_bryan import body_rate_dot_apply_rxyz
 from lgbench.mbs.banded import BODY_BLOCK
 from lgbench.mbs.chain import K_WIDTH
@@ -417,7 +418,7 @@ def _gravity(body_real, i, g, R, Lp):
             Lp[3 + r, 3 + s] = b[r] * c[s] - (cb if r == s else 0.0)
 
 
-@njit(cache=True)
+@kernel
 def _point_spring_damper(body_int, force_real, k, i, form, q, v, R, Lp, Lv, damper_position):
     """f = -K (x + R b - g) - D (u + R (omega x b)) at the body point b; tau = b x R^T f (``loads``).
     Without ``damper_position`` the damping force's derivative by the rotation (through R (omega x b)) is
@@ -466,7 +467,7 @@ def _point_spring_damper(body_int, force_real, k, i, form, q, v, R, Lp, Lv, damp
         Lv[3, c], Lv[4, c], Lv[5, c] = tv[0], tv[1], tv[2]
 
 
-@njit(cache=True)
+@kernel
 def _joint_pd(sys, k, q, v, t, rotation, kinematics, E, slot, tw, Kg, Cg):
     """JOINT_PD between body 2 (``F_BODY``) and body 1 (``F_OTHER`` or ground): body 2 gets R2^T (tau a1),
     body 1 -tau a (a1 = R1 a the global axis), tau = Kp (phi_d - phi) + Kd (phi_d' - phi') with
@@ -548,7 +549,7 @@ def _line_force_apply(e, w, l, k, c, s, x, y):
             -e[2] * (k * ex + c * wx / l) + s * (x[2] - e[2] * ex) / l - c * e[2] * ey)
 
 
-@njit(cache=True)
+@kernel
 def _line_spring_damper(sys, k, q, v, rotation, kinematics, E, slot, tw, Kg, Cg, damper_position):
     """LINE_SPRING_DAMPER between body 1 (``F_BODY``) and body 2 (``F_OTHER`` or ground): f = s e on body 1's
     point b1 and -f on body 2's b2, with d = p1 - p2 = l e, s = -(k (l - L0) + c l'), l' = e . (v1 - v2)
@@ -639,7 +640,7 @@ def _point_force(force_real, k, t, R, Lp):
             Lp[3, 3 + c], Lp[4, 3 + c], Lp[5, 3 + c] = torque[0], torque[1], torque[2]
 
 
-@njit(cache=True)
+@kernel
 def _ep_norm_rate(body_int, body_real, slot, i, q, v, kinematics, E, tw, Kg, Cg):
     """tau = -2 (e . e') J omega (EP_NORM_RATE_TORQUE): a function of e and e' directly."""
     qr, vr = rotation_start(body_int, i)
@@ -670,7 +671,7 @@ def _is_load(ftype):
             or ftype == POINT_FORCE or ftype == MANUFACTURED_LOAD)
 
 
-@njit(cache=True)
+@kernel
 def _element_loads(sys, q, v, t, rotation, force, torque):
     """force, torque of the force elements that are not ``LOADS`` (spring-dampers, PD controllers, the EP
     norm-rate torque), by the kernels of ``lgbench.mbs.loads``. A compiled call, not inlined: it serves
@@ -689,7 +690,7 @@ def _element_loads(sys, q, v, t, rotation, force, torque):
             other_load(sys, k, q, v, t, force, torque)
 
 
-@njit(cache=True)
+@kernel
 def force_tangent(sys, q, v, t, force, torque, tw, Kg, Cg, with_loads=True, with_damper_position=True):
     """``force_tangent_inline`` as a compiled call, for callers outside the Newton loops."""
     force_tangent_inline(sys, q, v, t, force, torque, tw, Kg, Cg, with_loads, with_damper_position)

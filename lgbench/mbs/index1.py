@@ -27,8 +27,8 @@ from typing import NamedTuple
 import math
 
 import numpy as np
-from numba import njit
 
+from lgbench._compiled import kernel
 from lgbench.mbs.banded import (
     band_clear, band_factor, band_index, band_layout, band_matrix, band_set_constraint_rows, band_solve, band_structure,
     BandMatrix, BandStructure, BODY_BLOCK, dense_structure,
@@ -83,7 +83,7 @@ def make_saddle_point_workspace(nq: int, nv: int, nc: int, n_bodies: int, system
     )
 
 
-@njit(cache=True)
+@kernel
 def _factor_band_saddle_point(sys, q, w):
     """[M B^T; B 0] from the body blocks of M and B into the band matrix w.bm (ordering w.band.position),
     factorised in place; False if singular."""
@@ -103,7 +103,7 @@ def _factor_band_saddle_point(sys, q, w):
     return band_factor(w.bm, st)
 
 
-@njit(cache=True)
+@kernel
 def _solve_saddle_point(w):
     """w.b <- [M B^T; B 0]^{-1} w.b with the factors of ``_factor_saddle_point`` (dense or banded)."""
     if w.band.active:
@@ -112,7 +112,7 @@ def _solve_saddle_point(w):
         lu_solve(w.A, w.piv, w.b)
 
 
-@njit(cache=True)
+@kernel
 def _constraint_velocities(sys, q, v, w, fresh):
     """B(q) v into w.bv (B evaluated here unless ``fresh`` is False: then the last factorisation's)."""
     if w.band.active:
@@ -129,7 +129,7 @@ def _constraint_velocities(sys, q, v, w, fresh):
         w.bv[r] = s
 
 
-@njit(cache=True)
+@kernel
 def _factor_saddle_point(sys, q, w):
     """LU factors of [M(q) B(q)^T; B(q) 0] in w.A (M and B left in w.M, w.C), or in band storage; False if
     singular."""
@@ -148,7 +148,7 @@ def _factor_saddle_point(sys, q, w):
     return lu_factor(w.A, w.piv)
 
 
-@njit(cache=True)
+@kernel
 def index1_accelerations(sys, q, v, t, w, a, lam):
     """v' and lambda from paper 001 eq. (10); returns False if the saddle-point matrix is singular."""
     nv = v.shape[0]
@@ -166,7 +166,7 @@ def index1_accelerations(sys, q, v, t, w, a, lam):
     return True
 
 
-@njit(cache=True)
+@kernel
 def constraint_norm(sys, q, w):
     """||Phi(q)||_2 (Phi left in w.phi)."""
     constraint_residual(sys, q, 0.0, w.phi)
@@ -176,7 +176,7 @@ def constraint_norm(sys, q, w):
     return math.sqrt(s)
 
 
-@njit(cache=True)
+@kernel
 def velocity_constraint_norm(sys, q, v, w):
     """||B(q) v||_2 (B v left in w.bv)."""
     _constraint_velocities(sys, q, v, w, True)
@@ -186,7 +186,7 @@ def velocity_constraint_norm(sys, q, v, w):
     return math.sqrt(s)
 
 
-@njit(cache=True)
+@kernel
 def project_positions(sys, q, w, tolerance, max_iterations):
     """q moved onto Phi(q) = 0 in place (paper 001 eq. 12, position part).
 
@@ -214,7 +214,7 @@ def project_positions(sys, q, w, tolerance, max_iterations):
     return -1
 
 
-@njit(cache=True)
+@kernel
 def project_velocities(sys, q, v, w):
     """v moved onto B(q) v = 0 in place (paper 001 eq. 12, velocity part); False if singular."""
     nv = v.shape[0]

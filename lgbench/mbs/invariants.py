@@ -1,7 +1,7 @@
 """Invariants of a state: kinetic and potential energy, angular momentum (for outputs and checks)."""
-from numba import njit
 import numpy as np
 
+from lgbench._compiled import kernel
 from lgbench.mbs.chain import chain_kinetic_energy, chain_potential_energy
 from lgbench.mbs.codes import (
     FREE, F_BODY, F_OTHER, F_TYPE, GRAVITY, GRAVITY_ACCELERATION, LINE_POINT1, LINE_POINT2, LINE_REST_LENGTH,
@@ -12,7 +12,7 @@ from lgbench.mbs.pose import body_com, body_point_motion, body_state
 from lgbench.mbs.system import B_INERTIA, B_KIND, B_MASS, GROUND
 
 
-@njit(cache=True)
+@kernel
 def kinetic_energy(sys, q, v):
     e = 0.0
     for i in range(sys.body_int.shape[0]):
@@ -24,7 +24,7 @@ def kinetic_energy(sys, q, v):
     return e + chain_kinetic_energy(sys, q, v)
 
 
-@njit(cache=True)
+@kernel
 def potential_energy(sys, q, v):
     """Potential of the conservative loads (gravity, springs: per axis to ground, along a line)."""
     e = 0.0
@@ -48,7 +48,7 @@ def potential_energy(sys, q, v):
     return e + chain_potential_energy(sys, q, v)
 
 
-@njit(cache=True)
+@kernel
 def angular_momentum(sys, q, v):
     """Total angular momentum about the global origin, in the global frame."""
     L = np.zeros(3)

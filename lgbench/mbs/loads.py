@@ -12,6 +12,7 @@ import math
 
 from numba import njit
 
+from lgbench._compiled import kernel
 from lgbench.lie.euler_parameters import rotation_ep_transpose_apply
 from lgbench.mbs.codes import (
     BODY_TORQUE, EP, EP_NORM_RATE_TORQUE, FORCE_IN_BODY_FRAME, FORCE_POINT, FORCE_RAMP_TIME, FORCE_VECTOR, FREE, F_BODY,
@@ -31,7 +32,7 @@ from lgbench.mbs.system import B_COM, B_FORM, B_INERTIA, B_KIND, B_MASS, B_QSTAR
 from lgbench.mbs.trajectories import prescribed_motion
 
 
-@njit(cache=True)
+@kernel
 def is_elementary_load(ftype):
     """Gravity, constant body or global torques and point spring-dampers: the loads ``elementary_loads``
     evaluates without allocating."""
@@ -138,7 +139,7 @@ def applied_loads(sys, q, v, t, force, torque):
             break
 
 
-@njit(cache=True)
+@kernel
 def other_loads(sys, first, q, v, t, force, torque):
     """The force elements from ``first`` on of the types ``elementary_loads`` leaves out (``other_load``), in
     one compiled call: kept out of ``applied_loads`` so that its frame stays small for gravity and
@@ -264,7 +265,7 @@ def inertia_apply(body_real, i, x):
             body_real[i, J + 6] * x[0] + body_real[i, J + 7] * x[1] + body_real[i, J + 8] * x[2])
 
 
-@njit(cache=True)
+@kernel
 def _wrap(angle):
     return math.atan2(math.sin(angle), math.cos(angle))
 

@@ -16,8 +16,8 @@ functions of time only (the load element ``MANUFACTURED_LOAD``).
 import math
 
 import numpy as np
-from numba import njit
 
+from lgbench._compiled import kernel
 from lgbench.lie.euler_parameters import body_ep_matrix, rotation_matrix_ep
 from lgbench.mbs.dense import cross, mat3_vec, mat3t_vec
 
@@ -26,7 +26,7 @@ MANUFACTURED_AXIS = 0   # [0:3] eta* (body frame)
 MANUFACTURED_RATE = 3   # [3] w
 
 
-@njit(cache=True)
+@kernel
 def _axis_and_derivatives(t):
     """Unit axis n(theta, psi) and its first and second time derivatives."""
     theta = t + 2.0 * math.sin(t)
@@ -44,7 +44,7 @@ def _axis_and_derivatives(t):
     return n, nd, ndd
 
 
-@njit(cache=True)
+@kernel
 def euler_parameters_and_derivatives(t):
     """(e, e', e'') of the prescribed orientation (paper 003 Sect. 5)."""
     phi, phid = 2.0 * t, 2.0
@@ -61,7 +61,7 @@ def euler_parameters_and_derivatives(t):
     return e, ed, edd
 
 
-@njit(cache=True)
+@kernel
 def reference_point_motion(w, t):
     """(u_B, u_B', u_B'') of the prescribed displacement of B."""
     u = np.array([math.sin(w * t), math.cos(w * t) - 1.0, 0.5 * t + math.sin(2.0 * w * t)])
@@ -70,7 +70,7 @@ def reference_point_motion(w, t):
     return u, ud, udd
 
 
-@njit(cache=True)
+@kernel
 def manufactured_motion(eta, w, t):
     """(R, omega*, omega*', x_c, x_c', x_c'') of the body at time t (centre of mass x_c = u_B + R eta)."""
     e, ed, edd = euler_parameters_and_derivatives(t)
@@ -86,7 +86,7 @@ def manufactured_motion(eta, w, t):
     return R, omega, omega_d, xc, vc, ac
 
 
-@njit(cache=True)
+@kernel
 def prescribed_material_velocity(p, t, V):
     """V = [R^T x_c', omega*] at time t: the material velocities of the centre-of-mass frame on the
     prescribed motion (p = force_real row [eta*, w]), which drive the kinematics-only experiment of
@@ -96,7 +96,7 @@ def prescribed_material_velocity(p, t, V):
     V[3:6] = omega
 
 
-@njit(cache=True)
+@kernel
 def manufactured_load(mass, inertia, p, t):
     """(global force through the centre of mass, global couple) producing the prescribed motion.
 

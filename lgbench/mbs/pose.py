@@ -11,6 +11,7 @@ import math
 from numba import njit
 import numpy as np
 
+from lgbench._compiled import kernel
 from lgbench.lie.euler_parameters import body_ep_matrix, rotation_ep_transpose_apply, rotation_matrix_ep
 from lgbench.lie.so3 import exp_so3, exp_so3_apply, exp_so3_transpose_apply
 from lgbench.lie.tait_bryan import (
@@ -22,7 +23,7 @@ from lgbench.mbs.dense import cross, mat3_vec
 from lgbench.mbs.system import B_COM, B_FORM, B_KIND, B_QSTART, B_VSTART
 
 
-@njit(cache=True)
+@kernel
 def _vec3(x, k):
     """(x[k], x[k+1], x[k+2]) without creating a view."""
     return x[k], x[k + 1], x[k + 2]
@@ -41,13 +42,13 @@ def _rot_start(sys, i):
     return rotation_start(sys.body_int, i)
 
 
-@njit(cache=True)
+@kernel
 def rotation_size(form):
     """Number of rotation coordinates of a formulation code."""
     return 4 if (form == EP_F1 or form == EP) else 3
 
 
-@njit(cache=True)
+@kernel
 def rotation_matrix(form, r):
     """R(rho) for the rotation coordinates r of a body with formulation code ``form``."""
     if form == RV or form == SE3:
@@ -58,7 +59,7 @@ def rotation_matrix(form, r):
     return rotation_matrix_ep(r / n)
 
 
-@njit(cache=True)
+@kernel
 def velocity_map(form, r):
     """W(rho) with omega_body = W w: I (RV, F1, EP-F1), G(theta) (Rxyz), 2 L(e) (EP)."""
     if form == RXYZ:
@@ -68,7 +69,7 @@ def velocity_map(form, r):
     return np.eye(3)
 
 
-@njit(cache=True)
+@kernel
 def velocity_map_rate(form, r, w):
     """W'(rho) w, the velocity-dependent part of omega' = W w' + W' w (zero for RV and EP)."""
     if form == RXYZ:
@@ -76,7 +77,7 @@ def velocity_map_rate(form, r, w):
     return np.zeros(3)
 
 
-@njit(cache=True)
+@kernel
 def angular_velocity(form, r, w):
     """Body-frame angular velocity from the rotational velocity coordinates w."""
     if form == RXYZ:
@@ -86,7 +87,7 @@ def angular_velocity(form, r, w):
     return w[0:3].copy()
 
 
-@njit(cache=True)
+@kernel
 def body_pose(sys, i, q):
     """(R, x_ref) of body i; the reference point of a FIXED_POINT body is the origin."""
     form = sys.body_int[i, B_FORM]
@@ -99,7 +100,7 @@ def body_pose(sys, i, q):
     return R, x
 
 
-@njit(cache=True)
+@kernel
 def body_state(sys, i, q, v):
     """(R, x_ref, u_ref, omega_body) of body i; the reference point of a FIXED_POINT body is the origin.
 
@@ -122,7 +123,7 @@ def body_state(sys, i, q, v):
     return R, x, u, omega
 
 
-@njit(cache=True)
+@kernel
 def translation_rate(sys, i, q, v):
     """Velocity-dependent part of x'' of body i: R (omega x U) for SE3 nodes (x' = R U), else 0."""
     out = np.zeros(3)
@@ -133,7 +134,7 @@ def translation_rate(sys, i, q, v):
     return out
 
 
-@njit(cache=True)
+@kernel
 def to_body_frame(form, q, qr, x):
     """R(rho)^T x as a tuple for the rotation coordinates q[qr:...] of a body of formulation ``form``."""
     if form == RV or form == SE3:
@@ -143,7 +144,7 @@ def to_body_frame(form, q, qr, x):
     return rotation_ep_transpose_apply((q[qr], q[qr + 1], q[qr + 2], q[qr + 3]), x)
 
 
-@njit(cache=True)
+@kernel
 def from_body_frame(form, q, qr, x):
     """R(rho) x as a tuple for the rotation coordinates q[qr:...] of a body of formulation ``form``."""
     if form == RV or form == SE3:
@@ -167,14 +168,14 @@ def body_angular_velocity(form, q, qr, v, vr):
     return _vec3(v, vr)
 
 
-@njit(cache=True)
+@kernel
 def body_point_motion(sys, i, q, v, b):
     """Global position and velocity of the body-frame point b of body i."""
     R, x, u, omega = body_state(sys, i, q, v)
     return x + mat3_vec(R, b), u + mat3_vec(R, cross(omega, b))
 
 
-@njit(cache=True)
+@kernel
 def body_com(sys, i, q, v):
     """Global centre-of-mass position and velocity of body i."""
     return body_point_motion(sys, i, q, v, sys.body_real[i, B_COM:B_COM + 3])

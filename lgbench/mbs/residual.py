@@ -7,6 +7,7 @@ translational part is R^T f - m omega x U (paper 002 eq. 22b).
 """
 from numba import njit
 
+from lgbench._compiled import kernel
 from lgbench.lie.tait_bryan import body_rate_dot_apply_rxyz
 from lgbench.mbs.chain import chain_generalized_forces, chain_mass_matrix
 from lgbench.mbs.codes import EP, FREE, RV, RXYZ, SE3
@@ -69,7 +70,7 @@ def mass_matrix(sys, q, M):
         chain_mass_matrix(sys, q, M)
 
 
-@njit(cache=True)
+@kernel
 def mass_blocks(sys, q, Mb):
     """M(q) by bodies: Mb[i] = body i's diagonal block over its own velocity coordinates (absolute
     coordinates only: a minimal-coordinate chain's M is dense)."""
@@ -80,7 +81,7 @@ def mass_blocks(sys, q, Mb):
         _add_body_mass(body_int, body_real, i, q, Mb[i], 0)
 
 
-@njit(cache=True)
+@kernel
 def rotational_forces(body_real, i, form, q, qr, v, vr, torque):
     """W^T (tau - omega x J omega - J W' w) of body i (paper 000 eqs. 11, 14, 39) as a 4-tuple (4th entry
     zero except for EP), omega = W w; tau = torque[i] in the body frame. No arrays: W from
@@ -139,14 +140,14 @@ def generalized_forces_inline(sys, q, v, t, force, torque, g):
         chain_generalized_forces(sys, q, v, t, g)
 
 
-@njit(cache=True)
+@kernel
 def generalized_forces(sys, q, v, t, force, torque, g):
     """``generalized_forces_inline`` as a compiled call. A call that passes the system tuple copies its ten
     arrays (about 0.15 us), which is why the Newton loops inline the kernel instead."""
     generalized_forces_inline(sys, q, v, t, force, torque, g)
 
 
-@njit(cache=True)
+@kernel
 def _translational_forces_se3(sys, i, q, v, force, qr, vr, vs, g):
     """R^T f - m omega x U of an SE3 node (paper 002 eq. 22b) into g[vs:vs+3]."""
     R = rotation_matrix(SE3, q[qr:qr + 3])
@@ -171,13 +172,13 @@ def dynamic_residual_inline(sys, q, v, a, lam, t, M, C, force, torque, g, r):
     add_transpose_product(C, lam, r)
 
 
-@njit(cache=True)
+@kernel
 def dynamic_residual(sys, q, v, a, lam, t, M, C, force, torque, g, r):
     """``dynamic_residual_inline`` as a compiled call, for callers outside the Newton loops."""
     dynamic_residual_inline(sys, q, v, a, lam, t, M, C, force, torque, g, r)
 
 
-@njit(cache=True)
+@kernel
 def structured_residual(sys, q, v, a, lam, t, row_bodies, Mb, Cb, force, torque, g, r):
     """``dynamic_residual`` from the body blocks of M (``mass_blocks``) and B (``constraint_blocks``):
     O(bodies + rows) work and memory; fills Mb, Cb and g as by-products."""
@@ -195,7 +196,7 @@ def structured_residual(sys, q, v, a, lam, t, row_bodies, Mb, Cb, force, torque,
     add_constraint_forces(sys, row_bodies, Cb, lam, r)
 
 
-@njit(cache=True)
+@kernel
 def add_constraint_forces(sys, row_bodies, Cb, lam, r):
     """r += B^T lam from the blocks of B."""
     for row in range(row_bodies.shape[0]):
@@ -207,7 +208,7 @@ def add_constraint_forces(sys, row_bodies, Cb, lam, r):
                     r[vs + c] += Cb[row, side, c] * lam[row]
 
 
-@njit(cache=True)
+@kernel
 def constraint_velocity(sys, row_bodies, Cb, v, out):
     """out = B v from the blocks of B."""
     for row in range(row_bodies.shape[0]):

@@ -4,14 +4,14 @@ Paper 000 Sect. 4.4, Table 9 and eq. (45): point-to-point motion with a constant
 acceleration a up to t_switch and -a after it, phi(t) from phi_init; at 2 t_switch the joint is at
 rest at phi_init + a t_switch^2.
 """
-from numba import njit
 
+from lgbench._compiled import kernel
 from lgbench.mbs.codes import CONSTANT
 
 TRAJECTORY_WIDTH = 4    # kind + 3 parameters
 
 
-@njit(cache=True)
+@kernel
 def prescribed_motion(kind, p0, p1, p2, t):
     """(angle, rate, acceleration) of a prescribed motion at time t."""
     if kind == CONSTANT:

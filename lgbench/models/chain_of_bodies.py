@@ -19,8 +19,8 @@ max_k |p_k - p'_k| (position-constraint residual of the spherical joints).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from lgbench._compiled import kernel
 from lgbench.exceptions import InputError
 from lgbench.mbs.codes import FREE, GRAVITY
 from lgbench.mbs.coordinates import free_body_coordinates
@@ -40,7 +40,7 @@ DEFAULTS = {
 OUTPUTS = ("tip_x", "tip_y", "tip_z", "energy", "joint_gap")
 
 
-@njit(cache=True)
+@kernel
 def chain_outputs(sys, q, v, lam, t):
     """Tip of the last link, total energy and the largest spherical-joint gap."""
     out = np.empty(5)

@@ -9,8 +9,8 @@ J_O omega' + omega x J_O omega = com x R^T m g, with J_O = J + m(|c|^2 I - c c^T
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from lgbench._compiled import kernel
 from lgbench.lie.so3 import exp_so3
 from lgbench.mbs.codes import FIXED_POINT, GRAVITY
 from lgbench.mbs.coordinates import rotation_coordinates
@@ -32,7 +32,7 @@ OUTPUTS = ("com_x", "com_y", "com_z", "vcom_x", "vcom_y", "vcom_z", "omega_x", "
            "energy", "angular_momentum_z")
 
 
-@njit(cache=True)
+@kernel
 def top_outputs(sys, q, v, out):
     """COM position and velocity, body angular velocity, energy and vertical angular momentum of
     body 0 (the top) into out[0:11]."""
@@ -45,7 +45,7 @@ def top_outputs(sys, q, v, out):
     out[10] = angular_momentum(sys, q, v)[2]
 
 
-@njit(cache=True)
+@kernel
 def heavy_top_outputs(sys, q, v, lam, t):
     out = np.empty(11)
     top_outputs(sys, q, v, out)

@@ -15,8 +15,8 @@ form, lambda_global = -R lambda_body, so outputs are comparable across formulati
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from lgbench._compiled import kernel
 from lgbench.exceptions import InputError
 from lgbench.lie.so3 import exp_so3
 from lgbench.mbs.codes import BODY_FRAME_POINT, FREE, GRAVITY
@@ -33,7 +33,7 @@ OUTPUTS = ("com_x", "com_y", "com_z", "vcom_x", "vcom_y", "vcom_z", "omega_x", "
 CONSTRAINT_FORMS = ("global", "body")
 
 
-@njit(cache=True)
+@kernel
 def heavy_top_constrained_outputs(sys, q, v, lam, t):
     out = np.empty(26)
     top_outputs(sys, q, v, out)

@@ -13,8 +13,8 @@ the angular momentum about the origin (global). ``exact`` evaluates the same out
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from lgbench._compiled import kernel
 from lgbench.exceptions import InputError
 from lgbench.mbs.codes import FREE, MANUFACTURED_LOAD
 from lgbench.mbs.coordinates import free_body_coordinates
@@ -41,7 +41,7 @@ def inertia_about_com(mass: float, eta: np.ndarray, rho: np.ndarray) -> np.ndarr
     return rho - mass * (eta @ eta * np.eye(3) - np.outer(eta, eta))
 
 
-@njit(cache=True)
+@kernel
 def manufactured_outputs(sys, q, v, lam, t):
     out = np.empty(16)
     R, x, _, _ = body_state(sys, 0, q, v)

@@ -15,8 +15,8 @@ Newton iteration, which only couples their stopping test.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from lgbench._compiled import kernel
 from lgbench.exceptions import InputError
 from lgbench.mbs.codes import FREE, GRAVITY, GRAVITY_ACCELERATION
 from lgbench.mbs.constraints import constraint_matrix, constraint_residual
@@ -30,7 +30,7 @@ PER_PENDULUM = ("x", "y", "lambda", "energy", "phi", "bv")
 OUTPUTS = tuple(f"{name}_{k}" for k in (1, 2) for name in PER_PENDULUM)
 
 
-@njit(cache=True)
+@kernel
 def pendulum_outputs(sys, q, v, lam, t):
     """x, y, lambda, energy m|u|^2/2 + m g y, Phi and B v of each pendulum."""
     out = np.empty(12)

@@ -38,8 +38,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from lgbench._compiled import kernel
 from lgbench.exceptions import InputError
 from lgbench.mbs.assembly import assemble_positions
 from lgbench.mbs.chain import (
@@ -152,7 +152,7 @@ def link_inertial(links: list[ChainLink], theta=None):
     return result
 
 
-@njit(cache=True)
+@kernel
 def puma_outputs(sys, q, v, lam, t):
     """phi_1..phi_6, origin of DH frame 6 (wrist centre / flange), total energy (kinetic + gravity),
     Euclidean norm of phi - phi_d(t)."""
@@ -182,7 +182,7 @@ WRIST_JOINT_ROW = 15
 body-1 point (in link 6) is the origin of DH frame 5 = origin of DH frame 6 (d_6 = a_6 = 0)."""
 
 
-@njit(cache=True)
+@kernel
 def puma_absolute_outputs(sys, q, v, lam, t):
     """As ``puma_outputs`` for the absolute-coordinate model: joint angles from the PD elements."""
     out = np.empty(11)

@@ -79,8 +79,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from lgbench._compiled import kernel
 from lgbench.exceptions import InputError
 from lgbench.mbs.codes import FREE, F_TYPE, GLOBAL_TORQUE, GRAVITY, POINT_SPRING_DAMPER, SPRING_BODY_POINT, TORQUE
 from lgbench.mbs.dense import mat3_vec
@@ -110,7 +110,7 @@ OUTPUTS = ("p1_x", "p1_y", "p1_z", "com_x", "com_y", "com_z", "omega_x", "omega_
            "energy", "torque_power", "damping_power")
 
 
-@njit(cache=True)
+@kernel
 def rotor_outputs(sys, q, v, lam, t):
     out = np.empty(12)
     R, x, u, omega = body_state(sys, 0, q, v)

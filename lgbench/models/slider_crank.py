@@ -25,8 +25,8 @@ Outputs: slider position s (x of C), crank angle theta (about x, wrapped to (-pi
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from lgbench._compiled import kernel
 from lgbench.exceptions import InputError
 from lgbench.lie.tait_bryan import rotation_matrix_rxyz
 from lgbench.mbs.assembly import assemble_positions, project_velocities
@@ -61,7 +61,7 @@ UNIVERSAL_ROD_AXIS = np.array([0.0, -2.0, 1.0]) / np.sqrt(5.0)
 OUTPUTS = ("slider_position", "crank_angle", "energy", "crank_rate")
 
 
-@njit(cache=True)
+@kernel
 def slider_crank_outputs(sys, q, v, lam, t):
     out = np.empty(4)
     _, x_slider = body_pose(sys, 2, q)

@@ -19,8 +19,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from lgbench._compiled import kernel
 from lgbench.exceptions import InputError
 from lgbench.mbs.codes import BODY_TORQUE, EP_NORM_RATE_TORQUE, FIXED_POINT
 from lgbench.mbs.coordinates import rotation_coordinates
@@ -41,7 +41,7 @@ DEFAULTS = {
 OUTPUTS = ("omega_x", "energy", "angle")
 
 
-@njit(cache=True)
+@kernel
 def spinning_body_outputs(sys, q, v, lam, t):
     R, _, _, omega = body_state(sys, 0, q, v)
     out = np.empty(3)

@@ -26,8 +26,8 @@ the work that closes the energy balance).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from lgbench._compiled import kernel
 from lgbench.mbs.assembly import assemble_positions, project_velocities
 from lgbench.mbs.codes import FREE, GRAVITY, RAMP_BODY_TORQUE, RAMP_TIME, TORQUE
 from lgbench.mbs.coordinates import free_body_coordinates
@@ -88,7 +88,7 @@ def piston_stroke(big_end: np.ndarray, axis: np.ndarray, x: float, rod: float) -
     return along + np.sqrt(rod ** 2 - across @ across)
 
 
-@njit(cache=True)
+@kernel
 def v8_outputs(sys, q, v, lam, t):
     out = np.empty(12)
     R, _ = body_pose(sys, 0, q)

@@ -271,7 +271,7 @@ def run_single(spec: RunSpec, n_samples: int | None = None, timing: TimingRule =
 
     The CPU time (the thread time of ``integrators.interface.timed_run``) covers the compiled
     integration loop only (for implicit methods also the consistent initial accelerations);
-    compilation is triggered (and cached) by a one-step warm-up run before the timed region. A short
+    compilation is triggered (and cached) by a warm-up run to t = 0 before the timed region. A short
     run is timed again by ``timing`` (``TimingRule``).
     """
     with engine_errors(spec):

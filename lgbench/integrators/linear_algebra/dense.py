@@ -6,7 +6,7 @@ from numba import njit
 
 from lgbench.integrators.iteration_matrix import iteration_matrix_at_residual
 from lgbench.mbs.constraints import constraint_matrix
-from lgbench.mbs.dense import add_transpose_product, lu_factor, lu_solve, matrix_vector_into
+from lgbench.mbs.dense import add_transpose_product, copy_matrix, lu_factor, lu_solve, matrix_vector_into
 from lgbench.mbs.residual import dynamic_residual_inline
 
 
@@ -35,7 +35,7 @@ def add_damping_columns(sys, w, first, columns, factor):
 
 @njit(inline="always")
 def factor(w):
-    w.LU[:, :] = w.S
+    copy_matrix(w.LU, w.S)
     return lu_factor(w.LU, w.piv)
 
 
