@@ -23,8 +23,8 @@ The explicit families' entry points (``integrate_explicit``, ``integrate_explici
 ``allocating_entry_point``s: they allocate their stage arrays themselves, with reference counting. Their
 steps take about a microsecond on the heavy top, and with the arrays made in Python instead they took
 5-10 % longer (RK44, DOPRI5, RK67 on RV, F1 and EP-F1 nodes; the index-1, implicit and intrinsic families
-did not change): the compiler knows that arrays it allocated itself do not overlap. Their compile is
-short (20-35 s) and gains little without counting.
+did not change), presumably because the compiler knows that arrays it allocated itself do not overlap
+(not verified). Their compile is short (20-35 s) and gains little without counting.
 
 numba compiles a function called from another with the caller's reference counting unless the function
 says otherwise, and its disk cache does not tell the two apart: a kernel first compiled for an entry
