@@ -18,7 +18,7 @@ from lgbench.mbs.codes import DIVERGED, OK, UNRESOLVED_ROTATION
 from lgbench.mbs.coordinate_update import (
     kinematic_rates, largest_rotation_increment, rigid_base_rotations, rigid_stage_coordinates, update_coordinates,
 )
-from lgbench.mbs.dense import all_finite
+from lgbench.mbs.dense import all_finite, copy_vector
 from lgbench.mbs.dynamics import is_rigid_body_system, rhs_work, rigid_body_stage, state_accelerations
 from lgbench.mbs.system import SystemArrays
 
@@ -102,10 +102,8 @@ def explicit_rk_step(sys, rigid, A, B, C, q, v, t, h, Ks, ks, dq, qs, vs, work):
         return DIVERGED
     if largest_rotation_increment(sys.body_int, dq) > math.pi:
         return UNRESOLVED_ROTATION
-    for k in range(q.shape[0]):
-        q[k] = qs[k]
-    for k in range(v.shape[0]):
-        v[k] = vs[k]
+    copy_vector(q, qs)
+    copy_vector(v, vs)
     return OK
 
 

@@ -183,7 +183,7 @@ def add_transpose_product(A, x, out):
 
 @njit(inline="always")
 def copy_vector(dst, src):
-    """dst[:] = src, element by element: no overlap check, no temporary (``integrators/entry_point.py``)."""
+    """dst[:] = src, element by element: no overlap check, no temporary (``lgbench/_compiled.py``)."""
     for k in range(dst.shape[0]):
         dst[k] = src[k]
 
