@@ -91,10 +91,10 @@ def configure_numba_cache() -> str:
     return str(directory)
 
 
-COMPILE_MINUTES = "4 min"
+COMPILE_MINUTES = "3 min"
 """How long the first compilation of a study takes on a 2-core machine, in parallel (runner/precompile.py;
-flagship, measured 2026-11-27 at stop 37 on a fresh clone with an empty cache: 247 s of wall time, all of
-it the generalized-alpha entry point; the whole `make run` 5.8 min with the install)."""
+flagship, measured 2026-11-27 at stop 39 with an empty cache: 186 s of wall time, 181 s of it the
+generalized-alpha part, its last kernels compiled beside it by the other core)."""
 
 
 def is_cold(directory: str | None = None) -> bool:

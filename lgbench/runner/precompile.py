@@ -17,8 +17,10 @@ the longest compile first. Every worker writes what it compiled to the shared ca
 own runs then load it; the single-step runs' results are thrown away. The implicit families' warm-up
 calls the stepper before the starting values, so a worker compiling ``integrate_implicit`` finds
 ``consistent_accelerations`` in the cache by the time it needs it. Kernels shared by two groups are
-compiled by both (each in its process); the wall time is that of the longest group instead of the sum
-(``docs/performance.md``, "Compile time").
+compiled by both if they run at once (each in its process), hence the order of ``compile_tasks``; the last
+kernels of the dense generalized-alpha entry point, its longest compile, are a task of their own
+(``compile_plan``). The wall time is that of the longest group instead of the sum (``docs/performance.md``,
+"Compile time").
 """
 from __future__ import annotations
 
@@ -39,6 +41,9 @@ from lgbench.runner.single_run import RunSpec, integrator_of
 RUN = "run"
 START = "consistent accelerations"
 OUTPUTS = "outputs"
+KERNELS = "iteration-matrix kernels"
+AHEAD_OF = ("ImplicitIntegrator", "dense")
+"""The compile group (family, linear algebra) whose kernels ``compile_plan`` compiles ahead."""
 Task = tuple[str, RunSpec]
 
 
@@ -73,7 +78,8 @@ def compile_tasks(specs: Iterable[RunSpec]) -> list[Task]:
     """One single-step integration per compiled entry point of ``specs`` (``compile_group``: the model
     does not matter), the consistent accelerations once if a family starts from them, and each model's
     output kernels: the first implicit family first (the Newton solver, the iteration matrix and the linear
-    algebra take the longest to compile), the explicit families next, then the starting values, the other
+    algebra take the longest to compile), if it is dense generalized-alpha the last of its kernels next, in a
+    second process (``compile_plan``: the entry point then loads them), the explicit families next, then the starting values, the other
     implicit entry points, the outputs last. The implicit entry points and the starting values call the
     same compiled kernels (residual, force and constraint tangents, iteration-matrix blocks); compiled
     beside each other both processes compile those, compiled after the first they load them from the
@@ -93,7 +99,8 @@ def compile_tasks(specs: Iterable[RunSpec]) -> list[Task]:
             start.append((START, short))
     implicit = [spec for spec in runs.values() if integrator_of(spec).kind == "implicit"]
     others = [spec for spec in runs.values() if integrator_of(spec).kind != "implicit"]
-    return [(RUN, spec) for spec in implicit[:1]] + [(RUN, spec) for spec in others] + start + \
+    ahead = [(KERNELS, spec) for spec in implicit[:1] if compile_group(spec)[::2] == AHEAD_OF]
+    return [(RUN, spec) for spec in implicit[:1]] + ahead + [(RUN, spec) for spec in others] + start + \
         [(RUN, spec) for spec in implicit[1:]] + \
         [(OUTPUTS, spec) for spec in outputs.values()]
 
@@ -114,14 +121,15 @@ def task_label(task: Task) -> str:
 
 def compile_task(task: Task) -> tuple[str, float]:
     """Compile by running: a single-step integration of the spec (no outputs), its model's consistent
-    accelerations, or its model's outputs at the initial state. Returns the task's label and the wall
-    seconds it took."""
+    accelerations, or its model's outputs at the initial state; or by signature, the kernels of
+    ``compile_plan``. Returns the task's label and the wall seconds it took."""
     import time
 
     import numpy as np
 
     from lgbench.integrators.starting_values import consistent_accelerations
     from lgbench.mbs.system import S_NC, S_NV
+    from lgbench.runner.compile_plan import compile_planned_kernels
     from lgbench.runner.single_run import build_run, constraint_series, engine_errors, sample_times
 
     started = time.perf_counter()
@@ -135,6 +143,8 @@ def compile_task(task: Task) -> tuple[str, float]:
                 integrator.integrate(system, q0, v0, options, spec.h, spec.t_end, sample_times(spec.t_end, None))
             elif kind == START:
                 consistent_accelerations(system, q0, v0, 0.0, np.zeros(nv), np.zeros(nc))
+            elif kind == KERNELS:
+                compile_planned_kernels(spec)
             else:
                 model.outputs(system, q0, v0, np.zeros(nc), 0.0)
                 # the constraint series of the model's formulations with constraints (the kernels' types
