@@ -102,3 +102,56 @@ def test_bad_animate_options_are_one_line(tmp_path, arguments, fragment):
     result = runner.invoke(app, ["animate", "slider_crank", "-f", "RV", "-i", "RK44-index1", "--step", "1e-3",
                                  "--t-end", "0.1", *arguments])
     assert_one_line_input_error(result, fragment)
+
+
+STUDY_MOTION = {"method": "RV-RK44-index1", "h": 1e-3, "frames": 6}
+"""A study's motion figure (paper 001 Fig. 2): the constrained top under RKMK with projection."""
+
+
+def _motion_study(tmp_path, **motion):
+    from test_cli import write_study
+
+    return write_study(tmp_path, model="heavy_top_constrained", t_end=0.05, formulations=["RV"],
+                       integrators=["RK44-index1"], reference={"formulation": "RV", "integrator": "RK67-index1", "h": 1e-4},
+                       motion={**STUDY_MOTION, **motion})
+
+
+def test_a_study_stores_the_poses_of_its_motion_figure_once_and_plot_draws_them(tmp_path):
+    from lgbench.plots.figures import draw_figures
+    from lgbench.store.motion import MOTION_FILE, read_motion
+
+    out = tmp_path / "results"
+    result = runner.invoke(app, ["run", str(_motion_study(tmp_path)), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    motion = read_motion(out / MOTION_FILE)
+    assert motion.status == "ok" and np.allclose(motion.times, np.linspace(0.0, 0.05, 6))
+    fixed_point, body_point = motion.links[0]        # the spherical joint: ground point and the top's tip
+    assert np.abs(motion.points[:, fixed_point] - motion.points[:, body_point]).max() < 1e-12
+    assert np.ptp(motion.centres[:, 0], axis=0).max() > 1e-3                     # the top moves
+    stamp = (out / MOTION_FILE).stat().st_mtime_ns
+    assert runner.invoke(app, ["run", str(tmp_path / "study.yaml"), "--out", str(out)]).exit_code == 0
+    assert (out / MOTION_FILE).stat().st_mtime_ns == stamp                       # kept, not computed again
+    [path] = draw_figures(out, ["motion"])
+    assert path.name == "motion_sequence.png"
+    width, height = Image.open(path).size
+    assert width > 1.5 * height                                                   # six frames, four to a row, two rows
+
+
+def test_the_motion_file_reads_back_as_written(tmp_path, motion):
+    from lgbench.store.motion import read_motion, write_motion
+
+    again = read_motion(write_motion(tmp_path / "m.npz", motion))
+    assert again.title == motion.title and again.status == motion.status
+    for name in ("times", "centres", "rotations", "points", "point_body", "links"):
+        assert np.array_equal(getattr(again, name), getattr(motion, name))
+
+
+@pytest.mark.parametrize("motion, fragment", [
+    ({"method": "RV-RK67-index1"}, "field 'motion.method'"),
+    ({"h": 3e-3}, "field 'motion.h'"),
+    ({"view": "top"}, "motion.view"),
+    ({"frames": 1}, "motion.frames"),
+], ids=["method", "h", "view", "frames"])
+def test_a_motion_figure_names_a_run_of_the_grid(tmp_path, motion, fragment):
+    result = runner.invoke(app, ["validate", str(_motion_study(tmp_path, **motion))])
+    assert_one_line_input_error(result, fragment)

@@ -70,8 +70,13 @@ def limits(motion, view: str) -> tuple[tuple[float, float], tuple[float, float]]
     return (middle[0] - half, middle[0] + half), (middle[1] - half, middle[1] + half)
 
 
-def draw_frame(ax, motion, k: int, view: str) -> None:
-    """Draw frame ``k`` on the axes ``ax`` (cleared first)."""
+TRIAD_COLOURS = ("#d62728", "#2ca02c", "#1f77b4")
+"""Body-frame axes x, y, z when every body's triad is drawn (``draw_frame(..., triads=True)``)."""
+
+
+def draw_frame(ax, motion, k: int, view: str, triads: bool = False) -> None:
+    """Draw frame ``k`` on the axes ``ax`` (cleared first); with ``triads`` every body's body-frame axes at
+    its centre too, thin, so that a spin about a stick shows."""
     ax.clear()
     (x0, x1), (y0, y1) = limits(motion, view)
     ax.set_xlim(x0, x1)
@@ -83,6 +88,13 @@ def draw_frame(ax, motion, k: int, view: str) -> None:
     for body, start, end in sticks:
         (a, b), (c, d) = project(start, view), project(end, view)
         ax.plot([a, c], [b, d], color=BODY_COLOURS[body % len(BODY_COLOURS)], linewidth=3, solid_capstyle="round")
+    if triads:
+        length = 0.6 * _triad_length(motion)
+        for body in range(motion.centres.shape[1]):
+            centre = motion.centres[k, body]
+            for axis, colour in enumerate(TRIAD_COLOURS):
+                (a, b), (c, d) = project(centre, view), project(centre + length * motion.rotations[k, body][:, axis], view)
+                ax.plot([a, c], [b, d], color=colour, linewidth=1.2, zorder=4)
     centres = project(motion.centres[k], view)
     ax.scatter(centres[:, 0], centres[:, 1], s=30, zorder=3,
                c=[BODY_COLOURS[b % len(BODY_COLOURS)] for b in range(centres.shape[0])])
@@ -94,6 +106,29 @@ def draw_frame(ax, motion, k: int, view: str) -> None:
         ax.scatter(flat[:, 0], flat[:, 1], marker="o", s=40, facecolors="white", edgecolors=JOINT_COLOUR,
                    linewidths=1.5, zorder=5)
     ax.set_title(f"{motion.title}   t = {motion.times[k]:.3f} s", fontsize=9)
+
+
+def motion_sequence(motion, path: Path, fmt: str = "png", view: str = "iso", per_row: int = 4) -> Path:
+    """Every frame of the motion side by side, ``per_row`` to a row, the same limits in each, every body's
+    body-frame axes drawn (x red, y green, z blue), into ``path`` + ``.fmt``: a sequence of the motion
+    (paper 001 Fig. 2, "sequence of the motion animation")."""
+    from matplotlib.figure import Figure
+
+    from lgbench.plots.style import literal_text, save
+
+    frames = motion.times.shape[0]
+    columns = min(per_row, frames)
+    rows = -(-frames // columns)
+    figure = Figure(figsize=(2.6 * columns, 2.6 * rows + 0.4), layout="constrained")
+    axes = figure.subplots(rows, columns, squeeze=False).ravel()
+    for k, ax in enumerate(axes[:frames]):
+        draw_frame(ax, motion, k, view, triads=True)
+        ax.set_title(f"t = {motion.times[k]:.3g} s", fontsize=9)
+    for ax in axes[frames:]:
+        ax.set_visible(False)
+    status = "" if motion.status == "ok" else f" ({motion.status})"
+    figure.suptitle(literal_text(f"{motion.title}{status}"), fontsize=10)
+    return save(figure, Path(path), fmt)
 
 
 def animate(motion, path: str | Path, view: str = "iso", fps: int = 25, dpi: int = 80) -> Path:

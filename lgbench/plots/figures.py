@@ -7,13 +7,17 @@ from lgbench.analysis.convergence import error_table, with_variants
 from lgbench.analysis.kinds import implicit_runs
 from lgbench.exceptions import InputError
 from lgbench.plots import convergence as figures_of
+from lgbench.plots.animation import motion_sequence
 from lgbench.plots.style import FORMATS, Styles
 from lgbench.plots.time_series import draw_reference_series, draw_series_plots
 from lgbench.store import ResultStore, atomic
+from lgbench.store.motion import MOTION_FILE, read_motion
 
-KINDS = ("convergence", "work_precision", "cpu_time", "newton_iterations", "reference", "series", "trajectory")
+KINDS = ("convergence", "work_precision", "cpu_time", "newton_iterations", "reference", "series", "trajectory",
+         "motion")
 """Figure kinds: error vs h with slopes; error vs CPU; CPU vs h; Newton iterations per step vs h; the
-reference run's outputs over time; the study's series plots over time; its trajectory plots."""
+reference run's outputs over time; the study's series plots over time; its trajectory plots; the poses of
+its motion figure (``motion.npz``)."""
 
 
 def draw_figures(results_dir: str | Path, kinds: list[str] | None = None, fmt: str = "png") -> list[Path]:
@@ -59,4 +63,17 @@ def draw_figures(results_dir: str | Path, kinds: list[str] | None = None, fmt: s
         paths.extend(draw_series_plots(results_dir, figures, fmt, trajectories=False))
     if "trajectory" in kinds:
         paths.extend(draw_series_plots(results_dir, figures, fmt, trajectories=True))
+    if "motion" in kinds and (results_dir / MOTION_FILE).exists():
+        paths.append(motion_sequence(read_motion(results_dir / MOTION_FILE), figures / "motion_sequence", fmt,
+                                     _motion_view(results_dir)))
     return paths
+
+
+def _motion_view(results_dir: Path) -> str:
+    """The view of the study copy's motion figure (default "iso")."""
+    import yaml
+
+    path = results_dir / "study.yaml"
+    document = yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else None
+    motion = (document or {}).get("motion") or {}
+    return motion.get("view", "iso") if isinstance(motion, dict) else "iso"

@@ -14,17 +14,19 @@ from typing import Any
 
 from lgbench._compile_cache import compile_notice
 from lgbench.analysis.convergence import format_step
-from lgbench.exceptions import InputError
+from lgbench.exceptions import EngineError, InputError
 from lgbench.runner import executors, reference_cache, single_run
 from lgbench.runner.executors import Limits
 from lgbench.runner.provenance import METADATA, record_session, session_record
 from lgbench.runner.error_measures import MEASURES, quantity_outputs
-from lgbench.runner.grid import labelled_specs, reference_spec, run_id, study_specs
+from lgbench.runner.grid import labelled_specs, motion_spec, reference_spec, run_id, study_specs
+from lgbench.runner.motion import motion_of
 from lgbench.runner.precompile import precompile
 from lgbench.runner.single_run import RunResult, RunSpec, TimingRule
 from lgbench.runner.study import Study, study_model
 from lgbench.store import FolderLock, ResultStore, atomic, result_folder
 from lgbench.store.csv_store import missing_parts, set_aside
+from lgbench.store.motion import MOTION_FILE, write_motion
 from lgbench.store.repair import Finding, Needs, diagnose_and_repair
 
 Progress = Callable[[str], Any]
@@ -174,6 +176,7 @@ def _execute(study: Study, out_dir: Path, force: bool, reporter: Reporter, execu
     store.directory.mkdir(parents=True, exist_ok=True)
     write_study_copy(study, out_dir, source)    # also when nothing is pending: figures, published values, checks
     if not pending and reference_stored(study, store):
+        _record_motion(study, out_dir, reporter)
         return outcome
     workers = executors.worker_count(executor, jobs, address)
     backup = record_session(out_dir, study.name, session_record(executor, workers))
@@ -199,7 +202,24 @@ def _execute(study: Study, out_dir: Path, force: bool, reporter: Reporter, execu
         outcome.computed += 1
         outcome.failed += result.status != "ok"
         reporter.finished(number, len(pending), identifier, _summary(result, errors))
+    _record_motion(study, out_dir, reporter)
     return outcome
+
+
+def _record_motion(study: Study, out_dir: Path, reporter: Reporter) -> None:
+    """The poses of the study's motion figure (``grid.motion_spec``) into ``motion.npz``, once; a run that
+    fails to start is reported and left out (the figure is then not drawn)."""
+    spec = motion_spec(study)
+    path = out_dir / MOTION_FILE
+    if spec is None or path.exists():
+        return
+    try:
+        motion = motion_of(spec, study.motion.frames)
+    except (InputError, EngineError) as error:
+        reporter.message(f"warning: no motion figure: {error}")
+        return
+    write_motion(path, motion)
+    reporter.message(f"motion of {study.motion.method} at h = {spec.h:g} ({motion.status}): {path}")
 
 
 def reference_stored(study: Study, store: ResultStore) -> bool:

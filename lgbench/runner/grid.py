@@ -59,6 +59,17 @@ def labelled_specs(study: Study) -> list[tuple[RunSpec, str]]:
             for method in study.methods() for h in method.steps]
 
 
+def motion_spec(study: Study) -> RunSpec | None:
+    """The run of the study's motion figure: its method at its h, or at the method's largest step size
+    (None without a motion figure, or if the method has no run at that h)."""
+    if study.motion is None:
+        return None
+    runs = [spec for spec, label in labelled_specs(study)
+            if f"{spec.formulation}-{spec.integrator}" + (f".{label}" if label else "") == study.motion.method]
+    h = study.motion.h if study.motion.h is not None else max((spec.h for spec in runs), default=0.0)
+    return next((spec for spec in runs if abs(spec.h - h) <= 1e-9 * h), None)
+
+
 def reference_spec(study: Study) -> RunSpec:
     """The reference run: the study's model, t_end and parameters (plus the reference's own)."""
     reference = study.reference

@@ -7,8 +7,6 @@ primitives, lgbench/mbs/constraints.py). The drawing sees only these arrays.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from lgbench.exceptions import InputError
@@ -16,24 +14,9 @@ from lgbench.mbs.codes import BODY_FRAME_POINT, COINCIDENT, DISTANCE, POINT_ON_L
 from lgbench.mbs.pose import body_pose
 from lgbench.mbs.system import GROUND, J_BODY1, J_BODY2, J_FIRST, J_SECOND, J_TYPE
 from lgbench.runner.single_run import RunSpec, build_run, engine_errors, sample_times
+from lgbench.store.motion import Motion
 
 POINT_PRIMITIVES = (COINCIDENT, POINT_ON_LINE, DISTANCE, BODY_FRAME_POINT)
-
-
-@dataclass(frozen=True)
-class Motion:
-    """Poses over time. ``centres`` (frames, bodies, 3), ``rotations`` (frames, bodies, 3, 3);
-    ``points`` (frames, points, 3) the joints' points, ``point_body`` (points,) the body holding each
-    (-1: ground); ``links`` (joints, 2) the indices of the two points a joint holds together."""
-
-    title: str
-    status: str
-    times: np.ndarray
-    centres: np.ndarray
-    rotations: np.ndarray
-    points: np.ndarray
-    point_body: np.ndarray
-    links: np.ndarray
 
 
 def motion_of(spec: RunSpec, frames: int) -> Motion:

@@ -241,6 +241,18 @@ class SeriesPlot(_Strict):
     title: str = ""
 
 
+class MotionFigure(_Strict):
+    """One run of the grid drawn as a sequence of poses (``figures/motion_sequence.png``; paper 001 Fig. 2):
+    ``method`` and ``h`` (default: the grid's largest) name the run, ``frames`` poses evenly spaced over
+    [0, t_end], seen in ``view`` (lgbench/plots/animation.py). ``lgbench run`` stores the poses in the
+    result folder (``motion.npz``)."""
+
+    method: Name
+    h: Positive | None = None
+    frames: Annotated[int, Field(ge=2, le=24)] = 8
+    view: Literal["iso", "xz", "yz", "xy"] = "iso"
+
+
 class Timing(_Strict):
     """How often a short run is timed (``lgbench.runner.single_run.TimingRule``): again while its timed
     runs together took less than ``repeat_below_s`` CPU seconds, up to ``max_runs`` runs; the minimum
@@ -279,6 +291,7 @@ class Study(_Strict):
     timing: Timing = Timing()
     expectations: list[Expectation] = []
     series_plots: list[SeriesPlot] = []
+    motion: MotionFigure | None = None
     profiles: dict[str, dict[str, Any]] = {}
     published: Published | None = None
     findings: list[Finding] = []
@@ -577,6 +590,7 @@ def _check_names(study: Study, file: str) -> None:
     _check_expectations(study, file)
     _check_accuracy_bands(study, file)
     _check_series_plots(study, model, file)
+    _check_motion(study, file)
     _check_published(study, file)
     if study.series_plots and study.samples is None:
         raise InputError("series plots need 'samples' (output samples per run)", file=file, field="samples")
@@ -656,6 +670,18 @@ def _check_series_plots(study: Study, model: Any, file: str) -> None:
             raise InputError(f"h = {item.h:g} is not a step size of the grid", file=file, field=f"{field}.h",
                              allowed=[f"{h:g}" for h in steps])
         _check_math_text(item.title, f"{field}.title", file)
+
+
+def _check_motion(study: Study, file: str) -> None:
+    """The motion figure names a method of the grid and one of its step sizes."""
+    if study.motion is None:
+        return
+    check_name(study.motion.method, study.method_labels(), "method of this study", "motion.method", file)
+    steps = study.step_sizes()
+    h = study.motion.h
+    if h is not None and not any(abs(h - step) <= 1e-9 * step for step in steps):
+        raise InputError(f"h = {h:g} is not a step size of the grid", file=file, field="motion.h",
+                         allowed=[f"{step:g}" for step in steps])
 
 
 def _check_math_text(text: str, field: str, file: str) -> None:
