@@ -140,3 +140,16 @@ def test_a_trial_whose_error_is_not_a_number_is_retried_at_h_min_as_eq_b20_says_
     assert result.statistics["rejected_steps"] < 100
     assert result.statistics["min_step"] < 1e-6
     assert np.isfinite(result.statistics["max_constraint_residual"])
+
+
+def test_a_trial_step_that_meets_a_singular_stage_matrix_is_retried_smaller():
+    """The Puma 560 with Euler parameters at h_max = 0.1 (rtol 1e-7, no samples that would cut the first
+    step short): the first trial step's stage meets a singular saddle-point matrix. That ended the run at
+    t = 0 ("singular iteration matrix at t = 0 s (step 1)"); the trial is now rejected like one with an
+    infinite error, retried at h_min, and the run goes on."""
+    options = (("step_control", "adaptive"), ("rtol", 1e-7), ("atol", 1e-9), ("max_steps", 2000))
+    result = run_single(RunSpec("puma560", "EP", "DOPRI5-index1", 0.1, 0.1, options=options))
+    assert result.status == "ok", result.message
+    assert result.t_final == pytest.approx(0.1)
+    assert result.statistics["rejected_steps"] >= 1 and result.statistics["min_step"] == pytest.approx(1e-12)
+    assert result.statistics["max_constraint_residual"] < 1e-13

@@ -24,10 +24,19 @@ from lgbench.mbs.dynamics import is_rigid_body_system, rhs_work
 from lgbench.mbs.system import SystemArrays
 
 
+RULE_FACTOR = 1e-2
+"""The 1e-2 of paper 000 Sect. 4's tolerance rule (``tolerance_rule``)."""
+
+
 def tolerance_rule(t_end: float, h: float, order: int) -> tuple[float, float]:
     """(r_tol, a_tol) = (1e-2 / (t_end/h)^p, 1e-2 r_tol): the tolerances of paper 000 Sect. 4."""
-    r_tol = 1e-2 / (t_end / h) ** order
-    return r_tol, 1e-2 * r_tol
+    r_tol = RULE_FACTOR / (t_end / h) ** order
+    return r_tol, RULE_FACTOR * r_tol
+
+
+def rule_step(t_end: float, r_tol: float, order: int) -> float:
+    """The h at which ``tolerance_rule`` gives ``r_tol``: its inverse, t_end (r_tol / 1e-2)^(1/p)."""
+    return t_end * (r_tol / RULE_FACTOR) ** (1.0 / order)
 
 
 @kernel

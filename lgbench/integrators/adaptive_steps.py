@@ -17,7 +17,10 @@ otherwise tried again with h_new. Steps are clipped so that sample times and t_e
 step that fails at h_min is accepted (and counted as forced). An error that is not a number (a trial
 whose solution or embedded solution overflowed) counts as err = inf, so B20 retries at h_min: taken as
 it comes, err > 0 and err <= 1 are both false for NaN, and the same too-large step was rejected again
-and again (the Puma 560 with RV nodes at h_max = 0.1, ``tests/test_adaptive_steps.py``).
+and again (the Puma 560 with RV nodes at h_max = 0.1, ``tests/test_adaptive_steps.py``). A trial that
+fails (a singular stage matrix, a non-finite stage, a projection that does not converge) is rejected the
+same way, as err = inf; at h_min its status ends the run (before, the first failed trial ended it: the
+Puma 560 with EP nodes at h_max = 0.1).
 """
 import math
 from typing import NamedTuple
@@ -94,7 +97,9 @@ def run_adaptive_steps(trial, accept, problem, state, observed, samples, control
         hits_target = step == target - t
         status, err = trial(problem, state, t, step)
         if status != OK:
-            break
+            if step <= control.h_min * (1.0 + 1e-12):
+                break
+            status, err = OK, np.inf
         if math.isnan(err):
             err = np.inf
         h_opt = step * (1.0 / err) ** control.exponent if err > 0.0 else control.max_increase * step

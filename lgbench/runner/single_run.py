@@ -209,7 +209,7 @@ def check_resolvable_tolerance(integrator, options: dict, h: float, t_end: float
     SMALLEST_RELATIVE_TOLERANCE."""
     if options.get("step_control") != "adaptive":
         return
-    from lgbench.integrators.adaptive import adaptive_tolerances
+    from lgbench.integrators.adaptive import adaptive_tolerances, rule_step
 
     r_tol, _ = adaptive_tolerances(options, integrator.order, h, t_end)
     if r_tol >= SMALLEST_RELATIVE_TOLERANCE:
@@ -217,7 +217,7 @@ def check_resolvable_tolerance(integrator, options: dict, h: float, t_end: float
     if options.get("rtol") != "rule":
         raise InputError(f"rtol = {r_tol:.1e} is below what double precision resolves in a step's error "
                          f"estimate (at least {SMALLEST_RELATIVE_TOLERANCE:g})", field="options.rtol", file=file)
-    coarsest = t_end / (1e-2 / SMALLEST_RELATIVE_TOLERANCE) ** (1.0 / integrator.order)
+    coarsest = rule_step(t_end, SMALLEST_RELATIVE_TOLERANCE, integrator.order)
     raise InputError(f"at h = {h:g} the tolerance rule 1e-2 / (t_end / h)^{integrator.order} of paper 000 "
                      f"Sect. 4 gives rtol = {r_tol:.1e}, below what double precision resolves in a step's error "
                      f"estimate (at least {SMALLEST_RELATIVE_TOLERANCE:g}); use h >= {coarsest:.3g} or give rtol",
