@@ -312,3 +312,36 @@ def test_a_mechanism_lists_at_least_one_formulation(tmp_path):
     path.write_text(yaml.safe_dump({**document, "formulations": []}))
     assert_one_line_input_error(runner.invoke(app, ["validate", str(path)]), str(path), "field 'formulations'",
                                 "at least 1 item")
+
+
+WHEEL = {
+    "name": "wheel", "formulations": ["RV", "EP"],
+    "bodies": [{"name": "wheel", "mass": 2.0, "inertia": [0.25, 0.25, 0.5], "position": [0, 0, 0]}],
+    "joints": [{"name": "axle", "type": "revolute", "body1": "wheel", "body2": "ground", "point": [0, 0, 0],
+                "axis": [0, 0, 1]}],
+    "forces": [{"type": "torque", "body": "wheel", "torque": [0, 0, 1.0]}],
+    "outputs": [{"name": "turned", "kind": "joint_angle", "joint": "axle", "continuous": True},
+                {"name": "wrapped", "kind": "joint_angle", "joint": "axle"}],
+}
+"""A wheel spun up from rest by a constant torque tau = 1 N m about its axle (J = 0.5 kg m^2)."""
+
+
+@pytest.mark.parametrize("formulation", ["RV", "EP"])
+def test_a_continuous_joint_angle_counts_the_turns_of_a_wheel_spun_up_by_a_torque(formulation):
+    """phi(t) = tau t^2 / (2 J): 9 rad (1.4 turns) at t = 3 s; the wrapped angle jumps by 2 pi, the
+    continuous one follows the closed form over every sample and at t_end."""
+    data = mechanism_data(validate_mechanism(WHEEL, "wheel.yaml"))
+    run = run_single(RunSpec("wheel", formulation, "RK44-index1", 1e-3, 3.0, mechanism=data), n_samples=61)
+    assert run.status == "ok", run.message
+    t = run.series["t"]
+    assert np.abs(run.series["turned"] - t ** 2).max() < 1e-9
+    assert run.final_outputs["turned"] == pytest.approx(9.0, abs=1e-9)
+    assert run.final_outputs["wrapped"] == pytest.approx(9.0 - 2 * np.pi, abs=1e-9)
+    assert np.abs(np.diff(run.series["wrapped"])).max() > np.pi
+
+
+def test_continuous_is_an_option_of_joint_angles_only(tmp_path):
+    document = copy.deepcopy(WHEEL)
+    document["outputs"][1] = {"name": "rate", "kind": "joint_rate", "joint": "axle", "continuous": True}
+    with pytest.raises(InputError, match="'continuous' is an option of a joint_angle output"):
+        validate_mechanism(document, "wheel.yaml")

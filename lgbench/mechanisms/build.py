@@ -26,8 +26,8 @@ from lgbench.mbs.system import B_NV, B_VSTART, GROUND as GROUND_INDEX, SystemBui
 from lgbench.mechanisms import expressions
 from lgbench.mechanisms.outputs import JointFrame, output_evaluator
 from lgbench.mechanisms.schema import (
-    GROUND, Gravity, Mechanism, PDController, PointForce, PointSpringDamper, SpringDamper, Torque, force_name,
-    joint_name, output_names,
+    GROUND, Gravity, JointOutput, Mechanism, PDController, PointForce, PointSpringDamper, SpringDamper, Torque,
+    force_name, joint_name, output_names,
 )
 from lgbench.models.base import BuiltModel, Model
 
@@ -309,4 +309,6 @@ def mechanism_model(mechanism: Mechanism, source: str = "") -> Model:
     return Model(name=mechanism.name, description=mechanism.description or f"mechanism file {source}".strip(),
                  defaults=defaults, formulations=list(mechanism.formulations), outputs=names, output_groups=groups,
                  builder=lambda formulation, parameters: build_mechanism(mechanism, formulation, parameters),
-                 conservative=conservative(mechanism), sources=source or "mechanism file")
+                 conservative=conservative(mechanism), sources=source or "mechanism file",
+                 continuous=tuple(output.name for output in mechanism.outputs
+                                  if isinstance(output, JointOutput) and output.continuous))

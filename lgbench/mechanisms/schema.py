@@ -352,13 +352,21 @@ class RotationOutput(_Output):
 
 class JointOutput(_Output):
     """Of a revolute or cylindrical joint: body1's rotation angle relative to body2 about the axis
-    (wrapped to (-pi, pi], zero at the initial configuration) and its rate; of a prismatic or cylindrical joint: the position of point2
+    (wrapped to (-pi, pi], zero at the initial configuration; with ``continuous: true`` counted on over the
+    run's samples, turns included) and its rate; of a prismatic or cylindrical joint: the position of point2
     along the axis from point1 and its rate; of a joint whose first rows hold two points
     together (spherical, revolute, universal): the force on body1 (global components)."""
 
     kind: Literal["joint_angle", "joint_rate", "joint_displacement", "joint_velocity", "joint_force"]
     joint: Label
     components: Components = "xyz"
+    continuous: bool = False
+
+    @model_validator(mode="after")
+    def _continuous_angle(self) -> JointOutput:
+        if self.continuous and self.kind != "joint_angle":
+            raise ValueError("'continuous' is an option of a joint_angle output")
+        return self
 
 
 class EnergyOutput(_Output):

@@ -32,6 +32,9 @@ class Model:
     builder: Callable[[str, dict[str, Any]], BuiltModel]
     sources: str = ""
     exact: Callable[[dict[str, Any], np.ndarray], np.ndarray] | None = None   # (params, times) -> outputs
+    continuous: tuple[str, ...] = ()
+    """Angle outputs counted on over the samples of a run (``numpy.unwrap``, runner/single_run.py): their
+    series, and their value at t_end when the samples reach it, include whole turns."""
     conservative: bool = False
     """True when every load is conservative (gravity, springs, ideal joints; no damping, drives, controllers
     or prescribed loads): the total energy, the sum of the outputs named ``energy`` or ``energy_*``, is then

@@ -224,6 +224,16 @@ def check_resolvable_tolerance(integrator, options: dict, h: float, t_end: float
                      field=field, file=file)
 
 
+def _count_turns(series: dict, final: dict, angles: tuple[str, ...], spec: RunSpec) -> None:
+    """The angle outputs ``angles`` (``Model.continuous``) counted on over the samples, whole turns
+    included (``numpy.unwrap``: consecutive samples less than half a turn apart), in ``series``, and at
+    t_end in ``final`` when the samples reach it."""
+    for name in angles:
+        series[name] = np.unwrap(series[name])
+        if name in final and series["t"].shape[0] and reached_end(float(series["t"][-1]), spec.t_end):
+            final[name] = float(series[name][-1])
+
+
 def sample_times(t_end: float, n_samples: int | None) -> np.ndarray:
     """The output sample times of a run: ``linspace(0, t_end, n_samples)``, or just t_end."""
     if n_samples and n_samples > 1:
@@ -315,6 +325,7 @@ def _run_single(spec: RunSpec, n_samples: int | None, timing: TimingRule) -> Run
         data = np.array(rows).reshape(-1, len(model.output_names))
         series = {"t": times[reached]}
         series.update({name: data[:, j] for j, name in enumerate(model.output_names)})
+        _count_turns(series, final, model_of(spec).continuous, spec)
         if sys.sizes[2] > 0:
             series.update(constraint_series(sys, times[reached], q_samples[reached], v_samples[reached],
                                             lam_samples[reached]))
