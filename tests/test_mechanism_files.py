@@ -345,3 +345,10 @@ def test_continuous_is_an_option_of_joint_angles_only(tmp_path):
     document["outputs"][1] = {"name": "rate", "kind": "joint_rate", "joint": "axle", "continuous": True}
     with pytest.raises(InputError, match="'continuous' is an option of a joint_angle output"):
         validate_mechanism(document, "wheel.yaml")
+
+
+def test_a_joint_angle_left_wrapped_keeps_the_content_and_run_ids_of_files_written_before_the_option():
+    document = copy.deepcopy(WHEEL)
+    document["outputs"][0].pop("continuous")
+    assert "continuous" not in mechanism_data(validate_mechanism(document, "wheel.yaml")).text
+    assert '"continuous": true' in mechanism_data(validate_mechanism(WHEEL, "wheel.yaml")).text

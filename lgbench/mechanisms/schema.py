@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_serializer, model_validator
 
 from lgbench.exceptions import InputError
 from lgbench.mechanisms import expressions
@@ -367,6 +367,15 @@ class JointOutput(_Output):
         if self.continuous and self.kind != "joint_angle":
             raise ValueError("'continuous' is an option of a joint_angle output")
         return self
+
+    @model_serializer(mode="wrap")
+    def _continuous_only_if_set(self, handler):
+        """Leave ``continuous: false`` out of the dump: a file's content (its runs' ids,
+        ``runner/mechanism_file.mechanism_data``) stays what it was before the option existed."""
+        data = handler(self)
+        if not self.continuous:
+            data.pop("continuous", None)
+        return data
 
 
 class EnergyOutput(_Output):
