@@ -8,7 +8,7 @@ from typing import Any
 
 from lgbench.analysis.convergence import format_step
 from lgbench.runner.single_run import RunSpec, model_of
-from lgbench.runner.study import Study, mechanism_data, tableau_of
+from lgbench.runner.study import Study, mechanism_data, method_label, tableau_of
 
 
 def as_items(mapping: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
@@ -65,7 +65,7 @@ def motion_spec(study: Study) -> RunSpec | None:
     if study.motion is None:
         return None
     runs = [spec for spec, label in labelled_specs(study)
-            if f"{spec.formulation}-{spec.integrator}" + (f".{label}" if label else "") == study.motion.method]
+            if method_label(spec.formulation, spec.integrator, label) == study.motion.method]
     h = study.motion.h if study.motion.h is not None else max((spec.h for spec in runs), default=0.0)
     return next((spec for spec in runs if abs(spec.h - h) <= 1e-9 * h), None)
 

@@ -270,6 +270,11 @@ NAME_PATTERN = r"^[A-Za-z0-9_-][A-Za-z0-9_.-]*$"
 """A study name is a plain file name: it names the result folder (no '/', no leading '.', so no '..')."""
 
 
+def method_label(formulation: str, integrator: str, label: str = "") -> str:
+    """A method's name in tables, figures and expectations: ``formulation-integrator[.label]``."""
+    return f"{formulation}-{integrator}" + (f".{label}" if label else "")
+
+
 class Study(_Strict):
     """A study: one model, a formulation x integrator x step-size grid, a reference and errors."""
 
@@ -304,7 +309,7 @@ class Study(_Strict):
 
     def method_labels(self) -> list[str]:
         """Table names of the grid's methods: ``formulation-integrator[.label]``."""
-        return [f"{m.formulation}-{m.integrator}" + (f".{m.label}" if m.label else "") for m in self.methods()]
+        return [method_label(m.formulation, m.integrator, m.label) for m in self.methods()]
 
     def integrator_entries(self) -> list[IntegratorEntry]:
         """Every ``integrators`` item as an entry; plain names get the study-wide ``options``."""
