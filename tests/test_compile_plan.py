@@ -42,3 +42,13 @@ def test_the_entry_point_compiled_no_other_signature_than_the_planned_one(kernel
     assert found == [signature(kernel, vocabulary)], (
         f"{kernel.label} is compiled for {spelled}; set its arguments in ITERATION_MATRIX_KERNELS to the "
         f"signature integrate_implicit calls it with")
+
+
+def test_an_entry_that_no_longer_fits_its_kernel_is_skipped_never_a_failed_compile():
+    from lgbench.runner.compile_plan import PlannedKernel, compile_planned_kernels
+
+    stale = (PlannedKernel("lgbench.mbs.dense", "lu_solve", "bool bool bool"),
+             PlannedKernel("lgbench.mbs.dense", "no_such_kernel", "vector"),
+             PlannedKernel("lgbench.mbs.dense", "lu_solve", "matrix index_vector no_such_word"),
+             PlannedKernel("lgbench.mbs.dense", "lu_solve", "matrix index_vector vector"))
+    assert compile_planned_kernels(SPEC, stale) == 1
