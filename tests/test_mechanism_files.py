@@ -352,3 +352,36 @@ def test_a_joint_angle_left_wrapped_keeps_the_content_and_run_ids_of_files_writt
     document["outputs"][0].pop("continuous")
     assert "continuous" not in mechanism_data(validate_mechanism(document, "wheel.yaml")).text
     assert '"continuous": true' in mechanism_data(validate_mechanism(WHEEL, "wheel.yaml")).text
+
+
+def _resting_on(joint: dict) -> dict:
+    """A 2 kg block at rest at the origin, turned (so that an SE3 node's body-frame velocities are not the
+    global ones), held against gravity (g = 10 along -z) by ``joint`` alone."""
+    return {
+        "name": "resting", "formulations": ["RV", "EP", "SE3"],
+        "bodies": [{"name": "block", "mass": 2.0, "inertia": [0.1, 0.1, 0.1], "position": [0, 0, 0],
+                    "orientation": {"rotation_vector": [0.3, -0.2, 0.5]}}],
+        "joints": [{"name": "support", "body1": "block", "body2": "ground", **joint}],
+        "forces": [{"type": "gravity", "acceleration": [0, 0, -10.0]}],
+        "outputs": [{"name": "reaction", "kind": "joint_force", "joint": "support"},
+                    {"name": "at", "kind": "position", "body": "block"}],
+    }
+
+
+@pytest.mark.parametrize("formulation", ["RV", "EP", "SE3"])
+@pytest.mark.parametrize("joint", [
+    {"type": "prismatic", "point": [0, 0, 0], "axis": [1, 0, 0]},
+    {"type": "cylindrical", "point": [0, 0, 0], "axis": [1, 0, 0]},
+    {"type": "distance", "point1": [0, 0, 0], "point2": [0, 0, 1.0]},
+    {"type": "spherical", "point": [0, 0, 0]},
+], ids=["prismatic", "cylindrical", "distance", "spherical"])
+def test_the_joint_force_of_every_joint_holds_a_resting_block_against_its_weight(joint, formulation):
+    """A horizontal rail (prismatic, cylindrical), a rod to a point above (distance), a ball joint: the
+    block stays at rest, and the joint's force on it is its weight reversed, m g = 20 N upwards."""
+    data = mechanism_data(validate_mechanism(_resting_on(joint), "resting.yaml"))
+    run = run_single(RunSpec("resting", formulation, "generalized-alpha", 1e-3, 0.05, mechanism=data),
+                     n_samples=6)
+    assert run.status == "ok", run.message
+    assert np.abs([run.series[f"at_{axis}"] for axis in "xyz"]).max() < 1e-12
+    for axis, expected in zip("xyz", (0.0, 0.0, 20.0)):
+        assert np.allclose(run.series[f"reaction_{axis}"], expected, atol=1e-8)

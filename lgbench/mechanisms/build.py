@@ -200,14 +200,15 @@ def _add_joint(builder: SystemBuilder, mechanism: Mechanism, k: int, index, pose
             builder.add_distance_constraint(body1, p1, length, body2, p2)
     except InputError as error:
         raise InputError(error.args[0], field=f"{field}.{error.field}") from None
+    rows = builder.nc - first
     if a1 is None:
-        return JointFrame(joint.type, body1, body2, p1, p2, None, None, None, None, first)
+        return JointFrame(joint.type, body1, body2, p1, p2, None, None, None, None, first, rows)
     a1 = a1 / np.linalg.norm(a1)
     a2 = pose2.R.T @ (pose1.R @ a1)
     # zero-angle references: a normal of the axis in body 1 and the same global vector in body 2
     reference1 = axis_normals(a1)[0]
     reference2 = pose2.R.T @ (pose1.R @ reference1)
-    return JointFrame(joint.type, body1, body2, p1, p2, a1, a2, reference1, reference2, first)
+    return JointFrame(joint.type, body1, body2, p1, p2, a1, a2, reference1, reference2, first, rows)
 
 
 def _direction(vector: np.ndarray, field: str) -> np.ndarray:

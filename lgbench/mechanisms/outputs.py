@@ -14,10 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from lgbench.mbs.codes import F_BODY, F_TYPE, GLOBAL_TORQUE, RAMP_BODY_TORQUE, RAMP_TIME, TORQUE
+from lgbench.mbs.codes import F_BODY, F_TYPE, GLOBAL_TORQUE, RAMP_BODY_TORQUE, RAMP_TIME, SE3, TORQUE
+from lgbench.mbs.constraints import constraint_matrix
 from lgbench.mbs.invariants import kinetic_energy, potential_energy
 from lgbench.mbs.loads import ramp_factor
 from lgbench.mbs.pose import body_state
+from lgbench.mbs.system import B_FORM, B_VSTART, S_NC, S_NV
 from lgbench.mbs.system import GROUND as GROUND_INDEX
 from lgbench.mechanisms.schema import (
     AngularVelocityOutput, EnergyOutput, JointOutput, PointOutput, PowerOutput, RotationOutput, joint_name,
@@ -30,7 +32,7 @@ AXES = {"x": 0, "y": 1, "z": 2}
 class JointFrame:
     """A joint as built: its bodies (-1: ground), its points in the bodies' frames, its unit axis in body 1
     and in body 2, the zero-angle references (normal to the axis, in body 1 and body 2: one global vector
-    at the initial configuration), the first of its constraint rows."""
+    at the initial configuration), the first of its constraint rows and how many it has."""
 
     type: str
     body1: int
@@ -42,6 +44,7 @@ class JointFrame:
     reference1: np.ndarray | None
     reference2: np.ndarray | None
     first_row: int
+    rows: int
 
 
 def _state(system, body: int, q: np.ndarray, v: np.ndarray):
@@ -78,6 +81,23 @@ def _rotation(system, body: int):
     return evaluate
 
 
+def joint_force(system, frame: JointFrame, q: np.ndarray, lam: np.ndarray) -> np.ndarray:
+    """Resultant force of the joint on body1, global: -B^T lambda over the joint's rows and body1's
+    translational velocity coordinates (M v' = g - B^T lambda; an SE3 node's are in its body frame, turned
+    by R); with body1 ground, minus the force on body2. Rows that hold no point (relative rotations) add
+    nothing; for the three point rows of a spherical, revolute or universal joint it is -lambda."""
+    nc, nv = int(system.sizes[S_NC]), int(system.sizes[S_NV])
+    B = np.zeros((nc, nv))
+    constraint_matrix(system, q, B)
+    rows = slice(frame.first_row, frame.first_row + frame.rows)
+    body, sign = (frame.body1, -1.0) if frame.body1 != GROUND_INDEX else (frame.body2, 1.0)
+    start = int(system.body_int[body, B_VSTART])
+    force = sign * (B[rows, start:start + 3].T @ lam[rows])
+    if system.body_int[body, B_FORM] == SE3:
+        force = _state(system, body, q, np.zeros(nv))[0] @ force
+    return force
+
+
 def _joint(output: JointOutput, system, frame: JointFrame):
     picks = [AXES[c] for c in output.components]
 
@@ -94,8 +114,7 @@ def _joint(output: JointOutput, system, frame: JointFrame):
 
     def evaluate(q, v, lam, t):
         if output.kind == "joint_force":
-            # the joint's first rows hold two points together: M v' = g - B^T lambda, B = [I ...] on body 1
-            return -lam[frame.first_row:frame.first_row + 3][picks]
+            return joint_force(system, frame, q, lam)[picks]
         R1, _, _, w1 = _state(system, frame.body1, q, v)
         R2, _, _, w2 = _state(system, frame.body2, q, v)
         if output.kind == "joint_angle":    # body 1's rotation relative to body 2 about the axis

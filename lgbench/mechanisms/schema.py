@@ -354,8 +354,8 @@ class JointOutput(_Output):
     """Of a revolute or cylindrical joint: body1's rotation angle relative to body2 about the axis
     (wrapped to (-pi, pi], zero at the initial configuration; with ``continuous: true`` counted on over the
     run's samples, turns included) and its rate; of a prismatic or cylindrical joint: the position of point2
-    along the axis from point1 and its rate; of a joint whose first rows hold two points
-    together (spherical, revolute, universal): the force on body1 (global components)."""
+    along the axis from point1 and its rate; of every joint: the resultant force of its rows on body1
+    (global components)."""
 
     kind: Literal["joint_angle", "joint_rate", "joint_displacement", "joint_velocity", "joint_force"]
     joint: Label
@@ -476,7 +476,7 @@ def check_mechanism(mechanism: Mechanism, file: str | None = None) -> None:
 JOINT_OUTPUT_TYPES = {"joint_angle": ("revolute", "cylindrical"), "joint_rate": ("revolute", "cylindrical"),
                       "joint_displacement": ("prismatic", "cylindrical"),
                       "joint_velocity": ("prismatic", "cylindrical"),
-                      "joint_force": ("spherical", "revolute", "universal")}
+                      "joint_force": ("spherical", "revolute", "universal", "prismatic", "cylindrical", "distance")}
 
 
 def output_names(output: Any) -> list[str]:
