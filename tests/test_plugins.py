@@ -54,7 +54,7 @@ def test_list_shows_the_plugin_entries_and_where_they_come_from(site):
     assert any(line.startswith("spherical_pendulum") and origin in line for line in models)
     assert any(line.startswith("heavy_top ") and "[plugin" not in line for line in models)
     integrators = lgbench(site, "list", "integrators").stdout.splitlines()
-    for name in ("ralston3", "ralston3-index1", "trapezoidal"):
+    for name in ("ralston3", "ralston3-index1", "trapezoidal", "lie-euler"):
         assert any(line.startswith(name + " ") and origin in line for line in integrators), name
     measures = lgbench(site, "list", "measures").stdout
     assert "max_abs_at_t_end" in measures and "Largest absolute difference" in measures
@@ -84,6 +84,31 @@ def test_a_study_runs_on_the_plugins_model_tableau_integrator_and_measure(site, 
     check = lgbench(site, "check", str(tmp_path / "out"))
     assert check.returncode == 0, check.stdout + check.stderr
     assert "4 passed, 0 failed" in check.stdout
+
+
+LIE_EULER_STUDY = {
+    "name": "plugin_family", "model": "heavy_top", "t_end": 0.1, "formulations": ["RV"],
+    "integrators": ["lie-euler"],
+    "steps": {"rule": "geometric", "h0": 1e-4, "base": 2, "n": [1, 4]},
+    "reference": {"formulation": "RV", "integrator": "RK67", "h": 1e-5},
+    "errors": [{"quantity": "com", "measure": "norm_at_t_end"}],
+    "expectations": [{"kind": "order", "method": "RV-lie-euler", "expected": 1, "tolerance": 0.1}],
+}
+
+
+def test_a_plugin_brings_a_compiled_integrator_family_of_its_own(site, tmp_path):
+    """The example plugin's symplectic Lie-Euler (lgbench_example_plugin/lie_euler.py): its own cached
+    entry point around lgbench's fixed-step loop, timed by lgbench's rule; first order on the heavy top
+    (1.01-1.03 over h = 1e-4 .. 1.25e-5)."""
+    study = tmp_path / "plugin_family.yaml"
+    study.write_text(yaml.safe_dump(LIE_EULER_STUDY))
+    run = lgbench(site, "run", str(study), "--out", str(tmp_path / "out"))
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "4 computed (0 not ok)" in run.stdout
+    check = lgbench(site, "check", str(tmp_path / "out"))
+    assert check.returncode == 0 and "1 passed, 0 failed" in check.stdout, check.stdout + check.stderr
+    runs = (tmp_path / "out" / "runs.csv").read_text().splitlines()
+    assert all(",explicit," in line for line in runs[1:])       # the kind the plugin declares
 
 
 def test_without_the_plugin_its_names_are_unknown(tmp_path):

@@ -6,6 +6,8 @@
   checks its order conditions and registers it as ralston3 (RK, RKMK) and ralston3-index1.
 - ``TRAPEZOIDAL``: generalized-alpha with rho_inf = 1 whatever the study's option, i.e. the undamped
   trapezoidal rule of Newmark's average acceleration (alpha_m = alpha_f = 1/2, beta = 1/4, gamma = 1/2).
+- ``lie_euler.LIE_EULER``: an integrator family of its own, compiled in this package: symplectic Euler on
+  the Lie group of RV nodes (first order), a step inlined into lgbench's fixed-step loop.
 - ``max_abs_at_t_end``: an error measure, the largest absolute difference over the quantity's outputs.
 """
 from __future__ import annotations
