@@ -75,15 +75,21 @@ STUDY = {
 }
 
 
-def test_a_study_runs_on_the_plugins_model_tableau_integrator_and_measure(site, tmp_path):
-    study = tmp_path / "plugin_study.yaml"
-    study.write_text(yaml.safe_dump(STUDY))
-    run = lgbench(site, "run", str(study), "--out", str(tmp_path / "out"))
+def run_and_check(site: Path, document: dict, folder: Path, runs: int, expectations: int) -> Path:
+    """``lgbench run`` then ``lgbench check`` of the study ``document`` with the plugin installed: every run
+    ok and every expectation met. Returns the result folder."""
+    study = folder / f"{document['name']}.yaml"
+    study.write_text(yaml.safe_dump(document))
+    run = lgbench(site, "run", str(study), "--out", str(folder / "out"))
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "16 computed (0 not ok)" in run.stdout
-    check = lgbench(site, "check", str(tmp_path / "out"))
-    assert check.returncode == 0, check.stdout + check.stderr
-    assert "4 passed, 0 failed" in check.stdout
+    assert f"{runs} computed (0 not ok)" in run.stdout
+    check = lgbench(site, "check", str(folder / "out"))
+    assert check.returncode == 0 and f"{expectations} passed, 0 failed" in check.stdout, check.stdout + check.stderr
+    return folder / "out"
+
+
+def test_a_study_runs_on_the_plugins_model_tableau_integrator_and_measure(site, tmp_path):
+    run_and_check(site, STUDY, tmp_path, runs=16, expectations=4)
 
 
 LIE_EULER_STUDY = {
@@ -100,14 +106,8 @@ def test_a_plugin_brings_a_compiled_integrator_family_of_its_own(site, tmp_path)
     """The example plugin's symplectic Lie-Euler (lgbench_example_plugin/lie_euler.py): its own cached
     entry point around lgbench's fixed-step loop, timed by lgbench's rule; first order on the heavy top
     (1.01-1.03 over h = 1e-4 .. 1.25e-5)."""
-    study = tmp_path / "plugin_family.yaml"
-    study.write_text(yaml.safe_dump(LIE_EULER_STUDY))
-    run = lgbench(site, "run", str(study), "--out", str(tmp_path / "out"))
-    assert run.returncode == 0, run.stdout + run.stderr
-    assert "4 computed (0 not ok)" in run.stdout
-    check = lgbench(site, "check", str(tmp_path / "out"))
-    assert check.returncode == 0 and "1 passed, 0 failed" in check.stdout, check.stdout + check.stderr
-    runs = (tmp_path / "out" / "runs.csv").read_text().splitlines()
+    out = run_and_check(site, LIE_EULER_STUDY, tmp_path, runs=4, expectations=1)
+    runs = (out / "runs.csv").read_text().splitlines()
     assert all(",explicit," in line for line in runs[1:])       # the kind the plugin declares
 
 
