@@ -93,7 +93,8 @@ def draw_frame(ax, motion, k: int, view: str, triads: bool = False) -> None:
         for body in range(motion.centres.shape[1]):
             centre = motion.centres[k, body]
             for axis, colour in enumerate(TRIAD_COLOURS):
-                (a, b), (c, d) = project(centre, view), project(centre + length * motion.rotations[k, body][:, axis], view)
+                tip = centre + length * motion.rotations[k, body][:, axis]
+                (a, b), (c, d) = project(centre, view), project(tip, view)
                 ax.plot([a, c], [b, d], color=colour, linewidth=1.2, zorder=4)
     centres = project(motion.centres[k], view)
     ax.scatter(centres[:, 0], centres[:, 1], s=30, zorder=3,

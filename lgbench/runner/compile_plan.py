@@ -45,7 +45,8 @@ ITERATION_MATRIX_KERNELS = (
     PlannedKernel("lgbench.mbs.dense", "lu_solve", "matrix index_vector vector"),
     PlannedKernel("lgbench.integrators.iteration_matrix", "_tangent_matrix", "index_matrix vector matrix"),
     PlannedKernel("lgbench.integrators.iteration_matrix", "_grouped_force_blocks",
-                  "system vector vector float float float bool vector vector vector matrix matrix vector vector blocks"),
+                  "system vector vector float float float bool vector vector vector matrix matrix vector vector "
+                  "blocks"),
     PlannedKernel("lgbench.mbs.chain_tangent", "chain_force_tangent",
                   "system vector vector matrix matrix vector index_matrix blocks blocks"),
     PlannedKernel("lgbench.mbs.force_tangent", "_point_spring_damper",

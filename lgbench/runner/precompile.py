@@ -75,19 +75,19 @@ def _linear_algebra(spec: RunSpec) -> str:
 
 
 def compile_tasks(specs: Iterable[RunSpec]) -> list[Task]:
-    """One single-step integration per compiled entry point of ``specs`` (``compile_group``: the model
-    does not matter), the consistent accelerations once if a family starts from them, and each model's
-    output kernels: the first implicit family first (the Newton solver, the iteration matrix and the linear
-    algebra take the longest to compile), if it is dense generalized-alpha the last of its kernels next, in a
-    second process (``compile_plan``: the entry point then loads them), the explicit families next, then the starting values, the other
-    implicit entry points, the outputs last. The implicit entry points and the starting values call the
-    same compiled kernels (residual, force and constraint tangents, iteration-matrix blocks); compiled
-    beside each other both processes compile those, compiled after the first they load them from the
-    cache: HHT took 271 s beside generalized-alpha and 151 s after it, on an empty cache, and the starting
-    values 86 s beside it and nothing after it. After the explicit families they still end before
-    generalized-alpha needs them (its warm-up compiles the stepper first). A model's outputs are a task of their own, not
-    part of its integration, so that they compile on another core than the longest entry point
-    (``docs/performance.md``, "Compile time")."""
+    """One single-step integration per compiled entry point of ``specs`` (``compile_group``: the model does not
+    matter), the consistent accelerations once if a family starts from them, and each model's output kernels:
+    the first implicit family first (the Newton solver, the iteration matrix and the linear algebra take the
+    longest to compile), if it is dense generalized-alpha the last of its kernels next, in a second process
+    (``compile_plan``: the entry point then loads them), the explicit families next, then the starting values,
+    the other implicit entry points, the outputs last. The implicit entry points and the starting values call
+    the same compiled kernels (residual, force and constraint tangents, iteration-matrix blocks); compiled
+    beside each other both processes compile those, compiled after the first they load them from the cache: HHT
+    took 271 s beside generalized-alpha and 151 s after it, on an empty cache, and the starting values 86 s
+    beside it and nothing after it. After the explicit families they still end before generalized-alpha needs
+    them (its warm-up compiles the stepper first). A model's outputs are a task of their own, not part of its
+    integration, so that they compile on another core than the longest entry point (``docs/performance.md``,
+    "Compile time")."""
     runs: dict[tuple[str, ...], RunSpec] = {}
     start: list[Task] = []
     outputs: dict[str, RunSpec] = {}
