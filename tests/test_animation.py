@@ -155,3 +155,16 @@ def test_the_motion_file_reads_back_as_written(tmp_path, motion):
 def test_a_motion_figure_names_a_run_of_the_grid(tmp_path, motion, fragment):
     result = runner.invoke(app, ["validate", str(_motion_study(tmp_path, **motion))])
     assert_one_line_input_error(result, fragment)
+
+
+def test_a_motion_figure_takes_a_step_size_of_its_own_method(tmp_path):
+    """h = 2.5e-4 is a step of the grid (DOPRI5-index1 runs there) but not of RK44-index1's own steps:
+    no run to draw, so the study is refused rather than drawn without its figure."""
+    from test_cli import write_study
+
+    study = write_study(tmp_path, model="heavy_top_constrained", t_end=0.05, formulations=["RV"],
+                        integrators=[{"name": "RK44-index1", "steps": {"values": [1e-3]}}, "DOPRI5-index1"],
+                        reference={"formulation": "RV", "integrator": "RK67-index1", "h": 1e-4},
+                        motion={"method": "RV-RK44-index1", "h": 2.5e-4})
+    assert_one_line_input_error(runner.invoke(app, ["validate", str(study)]), "field 'motion.h'",
+                                "not a step size of method RV-RK44-index1", "allowed: 0.001")

@@ -9,7 +9,7 @@ from lgbench.exceptions import InputError
 from lgbench.plots import convergence as figures_of
 from lgbench.plots.animation import motion_sequence
 from lgbench.plots.style import FORMATS, Styles
-from lgbench.plots.time_series import draw_reference_series, draw_series_plots
+from lgbench.plots.time_series import draw_reference_series, draw_series_plots, study_copy
 from lgbench.store import ResultStore, atomic
 from lgbench.store.motion import MOTION_FILE, read_motion
 
@@ -71,9 +71,5 @@ def draw_figures(results_dir: str | Path, kinds: list[str] | None = None, fmt: s
 
 def _motion_view(results_dir: Path) -> str:
     """The view of the study copy's motion figure (default "iso")."""
-    import yaml
-
-    path = results_dir / "study.yaml"
-    document = yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else None
-    motion = (document or {}).get("motion") or {}
+    motion = study_copy(results_dir).get("motion") or {}
     return motion.get("view", "iso") if isinstance(motion, dict) else "iso"

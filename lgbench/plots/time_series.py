@@ -53,19 +53,23 @@ def _method_names(runs) -> list[str]:
             for f, i, v in zip(runs["formulation"], runs["integrator"], runs["variant"].astype(object).fillna(""))]
 
 
+def study_copy(results_dir: Path) -> dict:
+    """The study as ``lgbench run`` kept it in the result folder (``study.yaml``); {} without one."""
+    import yaml
+
+    path = results_dir / "study.yaml"
+    return (yaml.safe_load(path.read_text(encoding="utf-8")) or {}) if path.exists() else {}
+
+
 def draw_series_plots(results_dir: Path, figures: Path, fmt: str = "png",
                       trajectories: bool | None = None) -> list[Path]:
     """The ``series_plots`` of the study copy in ``results_dir``: outputs over time (or against another
     output), one line per method at one step size. ``trajectories`` True/False draws only the plots
     with/without ``against``; None draws all."""
-    import yaml
-
-    study_path = results_dir / "study.yaml"
     runs_path = results_dir / "runs.csv"
-    if not study_path.exists() or not runs_path.exists():
+    if not runs_path.exists():
         return []
-    document = yaml.safe_load(study_path.read_text(encoding="utf-8")) or {}
-    requests = document.get("series_plots") or []
+    requests = study_copy(results_dir).get("series_plots") or []
     if not requests:
         return []
     runs = read_frame(runs_path).drop_duplicates("run_id", keep="last")

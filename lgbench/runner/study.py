@@ -243,9 +243,9 @@ class SeriesPlot(_Strict):
 
 class MotionFigure(_Strict):
     """One run of the grid drawn as a sequence of poses (``figures/motion_sequence.png``; paper 001 Fig. 2):
-    ``method`` and ``h`` (default: the grid's largest) name the run, ``frames`` poses evenly spaced over
-    [0, t_end], seen in ``view`` (lgbench/plots/animation.py). ``lgbench run`` stores the poses in the
-    result folder (``motion.npz``)."""
+    ``method`` and ``h`` (default: the method's largest step size) name the run, ``frames`` poses evenly
+    spaced over [0, t_end], seen in ``view`` (lgbench/plots/animation.py). ``lgbench run`` stores the poses
+    in the result folder (``motion.npz``)."""
 
     method: Name
     h: Positive | None = None
@@ -671,22 +671,26 @@ def _check_series_plots(study: Study, model: Any, file: str) -> None:
             if item.difference or item.log:
                 raise InputError("a trajectory ('against') draws values, not differences or log values",
                                  file=file, field=field)
-        if item.h is not None and not any(abs(item.h - h) <= 1e-9 * h for h in steps):
-            raise InputError(f"h = {item.h:g} is not a step size of the grid", file=file, field=f"{field}.h",
-                             allowed=[f"{h:g}" for h in steps])
+        _check_step(item.h, steps, "the grid", f"{field}.h", file)
         _check_math_text(item.title, f"{field}.title", file)
 
 
+def _check_step(h: float | None, steps: list[float], owner: str, field: str, file: str) -> None:
+    """A figure's h (None: its default) is one of ``steps``, the step sizes of ``owner``."""
+    if h is not None and not any(abs(h - step) <= 1e-9 * step for step in steps):
+        raise InputError(f"h = {h:g} is not a step size of {owner}", file=file, field=field,
+                         allowed=[f"{step:g}" for step in steps])
+
+
 def _check_motion(study: Study, file: str) -> None:
-    """The motion figure names a method of the grid and one of its step sizes."""
+    """The motion figure names a method of the grid and one of that method's step sizes (an integrator
+    entry may have steps of its own; ``grid.motion_spec`` finds the run by both)."""
     if study.motion is None:
         return
     check_name(study.motion.method, study.method_labels(), "method of this study", "motion.method", file)
-    steps = study.step_sizes()
-    h = study.motion.h
-    if h is not None and not any(abs(h - step) <= 1e-9 * step for step in steps):
-        raise InputError(f"h = {h:g} is not a step size of the grid", file=file, field="motion.h",
-                         allowed=[f"{step:g}" for step in steps])
+    steps = next(m.steps for m in study.methods()
+                 if method_label(m.formulation, m.integrator, m.label) == study.motion.method)
+    _check_step(study.motion.h, sorted(steps, reverse=True), f"method {study.motion.method}", "motion.h", file)
 
 
 def _check_math_text(text: str, field: str, file: str) -> None:
