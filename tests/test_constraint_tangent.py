@@ -61,10 +61,12 @@ def test_hidden_constraint_jacobian_equals_differences_of_the_constraint_velocit
     assert np.abs(_analytic(built.system, q, v) - expected).max() <= 1e-6 * scale
 
 
-@pytest.mark.parametrize("formulation", ["RV", "SE3"])
-def test_body_frame_joint_rows_are_differentiated(formulation):
-    """Paper 002's body-frame point X - R^T x = 0 (the constrained top with ``constraint_form: body``)."""
-    built = MODELS["heavy_top_constrained"].build(formulation, {"constraint_form": "body"})
+@pytest.mark.parametrize("name", ["heavy_top_constrained", "slider_crank"])
+@pytest.mark.parametrize("formulation", ["RV", "SE3", "EP"])
+def test_body_frame_joint_rows_are_differentiated(name, formulation):
+    """Paper 002's body-frame joints: the top's point X - R^T x = 0, and the slider-crank's spherical,
+    revolute and universal joints as R1^T (p2 - p1) = 0 between two bodies (``constraint_form: body``)."""
+    built = MODELS[name].build(formulation, {"constraint_form": "body"})
     for seed in (1, 2):
         q, v = _state(built, seed)
         expected = _differences(built.system, q, v)

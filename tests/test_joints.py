@@ -28,8 +28,9 @@ def body_coordinates(formulation, x, R, u, omega):
     return np.concatenate([x, e]), np.concatenate([u, 0.5 * body_ep_matrix(e).T @ omega])
 
 
-def random_system(formulations, consistent=False):
-    """Three free bodies chained to ground by revolute, spherical, universal and prismatic joints.
+def random_system(formulations, consistent=False, constraint_form="global"):
+    """Three free bodies chained to ground by revolute, spherical, universal and prismatic joints, their
+    point rows in global components or in body 1's frame (``constraint_form``).
 
     With ``consistent`` the joint data are derived from the random poses, so that they are an
     assembled configuration; otherwise points and axes are random (fine for derivative checks).
@@ -43,7 +44,7 @@ def random_system(formulations, consistent=False):
     def direction(body, vector):  # global vector -> body frame
         return poses[body][1].T @ vector
 
-    builder = SystemBuilder()
+    builder = SystemBuilder(constraint_form)
     bodies = [builder.add_body(FREE, f, 1.0 + k, [1.0, 2.0, 3.0]) for k, f in enumerate(formulations)]
     b0, b1, b2 = bodies
     pts = RNG.normal(size=(4, 3))
@@ -72,9 +73,10 @@ def random_system(formulations, consistent=False):
     return system, np.concatenate(q), np.concatenate(v)
 
 
+@pytest.mark.parametrize("constraint_form", ["global", "body"])
 @pytest.mark.parametrize("formulations", [("RV", "RV", "RV"), ("Rxyz", "EP", "RV"), ("EP", "EP", "Rxyz")])
-def test_constraint_matrix_is_the_velocity_derivative_of_phi(formulations):
-    system, q, v = random_system(formulations)
+def test_constraint_matrix_is_the_velocity_derivative_of_phi(formulations, constraint_form):
+    system, q, v = random_system(formulations, constraint_form=constraint_form)
     phi0, B = constraint_state(system, q)
     eps = 1e-6
     plus, minus = np.empty_like(q), np.empty_like(q)
@@ -84,9 +86,10 @@ def test_constraint_matrix_is_the_velocity_derivative_of_phi(formulations):
     np.testing.assert_allclose(B @ v, derivative, rtol=1e-6, atol=1e-8)
 
 
+@pytest.mark.parametrize("constraint_form", ["global", "body"])
 @pytest.mark.parametrize("formulations", [("RV", "RV", "RV"), ("Rxyz", "EP", "RV"), ("EP", "EP", "Rxyz")])
-def test_curvature_term_is_the_time_derivative_of_b_v_at_constant_velocity(formulations):
-    system, q, v = random_system(formulations)
+def test_curvature_term_is_the_time_derivative_of_b_v_at_constant_velocity(formulations, constraint_form):
+    system, q, v = random_system(formulations, constraint_form=constraint_form)
     curvature = np.zeros(int(system.sizes[2]))
     constraint_curvature(system, q, v, curvature)
     eps = 1e-6
@@ -97,9 +100,10 @@ def test_curvature_term_is_the_time_derivative_of_b_v_at_constant_velocity(formu
     np.testing.assert_allclose(curvature, derivative, rtol=1e-6, atol=1e-7)
 
 
+@pytest.mark.parametrize("constraint_form", ["global", "body"])
 @pytest.mark.parametrize("formulations", [("RV", "RV", "RV"), ("Rxyz", "EP", "RV")])
-def test_assembly_puts_positions_on_phi_zero_and_velocities_on_b_v_zero(formulations):
-    system, q, v = random_system(formulations, consistent=True)
+def test_assembly_puts_positions_on_phi_zero_and_velocities_on_b_v_zero(formulations, constraint_form):
+    system, q, v = random_system(formulations, consistent=True, constraint_form=constraint_form)
     assert np.max(np.abs(constraint_state(system, q)[0])) < 1e-12
     perturbed = np.empty_like(q)
     update_coordinates(system, q, 1e-2 * RNG.normal(size=q.shape[0]), perturbed)

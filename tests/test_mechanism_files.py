@@ -25,6 +25,7 @@ from typer.testing import CliRunner
 from lgbench.cli import app
 from lgbench.exceptions import InputError
 from lgbench.integrators import INTEGRATORS
+from lgbench.lie.so3 import exp_so3
 from lgbench.mechanisms.build import mechanism_model
 from lgbench.models import MODELS
 from lgbench.runner.grid import expand, run_id
@@ -211,6 +212,18 @@ BAD = [
     ({"parameters.theta1": [1, 2]}, ["a vector parameter has 3 numbers"]),
     ({"forces[0].acceleration": [0, 0, "-g / 0"]}, ["forces[0].acceleration[2]", "cannot be evaluated"]),
 ]
+TABLED = {"type": "torque", "body": "upper rod", "torque": [0, 0, 1]}
+BAD += [
+    ({"forces+": {**TABLED, "table": {"time": [0, 0.2, 0.2], "factor": [0, 1, 2]}}},
+     ["forces[1].table.time", "must increase strictly: time[2] = 0.2 follows 0.2"]),
+    ({"forces+": {**TABLED, "table": {"time": [0, 1], "factor": [0, 1, 2]}}},
+     ["forces[1].table", "as many points (2 times, 3 factors)"]),
+    ({"forces+": {**TABLED, "ramp_time": 0.1, "table": {"time": [0, 1], "factor": [0, 1]}}},
+     ["forces[1]", "a ramp_time or a table, not both"]),
+    ({"forces+": {**TABLED, "table": {"time": [0, "1 / 0"], "factor": [0, 1]}}},
+     ["forces[1].table.time[1]", "cannot be evaluated"]),
+    ({"forces+": {**TABLED, "ramp_time": -1}}, ["forces[1].ramp_time", "non-negative"]),
+]
 
 
 def _changed(document: dict, changes: dict) -> dict:
@@ -219,8 +232,8 @@ def _changed(document: dict, changes: dict) -> dict:
         if path == "bodies" and isinstance(value, list):
             document["bodies"] = value
             continue
-        if path == "joints+":
-            document["joints"].append(value)
+        if path in ("joints+", "forces+"):
+            document[path[:-1]].append(value)
             continue
         target, parts = document, path.replace("]", "").replace("[", ".").split(".")
         for part in parts[:-1]:
@@ -258,13 +271,17 @@ def test_a_mechanism_file_lists_every_formulation_the_implicit_integrators_take(
                             "formulations": ["F1"]}, "x.yaml")
 
 
-def _sprung_pendulum(**overrides):
+UNDRIVEN = dict(twist=[0.0, 0.0, 0.0], rock=[0.0, 0.0, 0.0])
+"""The sprung pendulum's tabulated torques switched off."""
+
+
+def _sprung_pendulum(n_samples=51, **overrides):
     data = mechanism_data(load_mechanism(MECHANISMS / "sprung_pendulum.yaml"))
     parameters = {**data.model().defaults, **overrides}
     spec = RunSpec("sprung_pendulum", "RV", "RK44-index1", 2.5e-4, 0.5, params=tuple(sorted(
         (key, tuple(value) if isinstance(value, list) else value) for key, value in parameters.items())),
         mechanism=data)
-    run = run_single(spec, n_samples=51)
+    run = run_single(spec, n_samples=n_samples)
     assert run.status == "ok", run.message
     return run
 
@@ -273,7 +290,7 @@ def test_line_springs_store_the_energy_their_forces_do_work_with():
     """Undamped, unforced: the springs' potential 0.5 k (l - L0)^2 (mbs/invariants.py) and their forces
     (mbs/loads.py) agree if the total energy stays constant; a constant global force on the bob adds
     its work f . (x_bob - x_bob(0)). RK44 at h = 2.5e-4 over 0.5 s."""
-    still = dict(damping=0.0, wall_damping=0.0, push=0.0)
+    still = dict(damping=0.0, wall_damping=0.0, push=0.0, **UNDRIVEN)
     free = _sprung_pendulum(**still, pull=[0.0, 0.0, 0.0])
     energy = np.asarray(free.series["energy"])
     assert np.ptp(energy) <= 1e-7 * np.abs(energy).max()
@@ -287,10 +304,88 @@ def test_line_springs_store_the_energy_their_forces_do_work_with():
 
 def test_dampers_and_the_follower_force_change_the_energy_as_they_should():
     """With damping and no forces the energy only decreases; the ramped follower force then changes it."""
-    damped = _sprung_pendulum(push=0.0, pull=[0.0, 0.0, 0.0])
+    damped = _sprung_pendulum(push=0.0, pull=[0.0, 0.0, 0.0], **UNDRIVEN)
     assert np.all(np.diff(np.asarray(damped.series["energy"])) <= 1e-9)
-    pushed = _sprung_pendulum(pull=[0.0, 0.0, 0.0])
+    pushed = _sprung_pendulum(pull=[0.0, 0.0, 0.0], **UNDRIVEN)
     assert abs(pushed.final_outputs["energy"] - damped.final_outputs["energy"]) > 1e-3
+
+
+def test_tabulated_torques_change_the_energy_by_the_work_of_their_power():
+    """Undamped, no forces but the two tabulated torques (a global one on the rod, a body-frame one on the
+    mass, whose table spans two TIME_TABLE rows): E(t) - E(0) is the integral of their power outputs
+    (trapezoids on every step, the tables' kinks on steps)."""
+    run = _sprung_pendulum(n_samples=2001, damping=0.0, wall_damping=0.0, push=0.0, pull=[0.0, 0.0, 0.0])
+    t, energy = np.asarray(run.series["t"]), np.asarray(run.series["energy"])
+    power = np.asarray(run.series["twist_power"]) + np.asarray(run.series["rock_power"])
+    work = np.concatenate([[0.0], np.cumsum(0.5 * (power[1:] + power[:-1]) * np.diff(t))])
+    assert np.ptp(work) > 1e-2
+    assert np.abs(energy - energy[0] - work).max() <= 1e-6 * np.ptp(work)
+
+
+BALL = {
+    "name": "ball", "formulations": ["RV", "Rxyz", "EP", "SE3"],
+    "bodies": [{"name": "ball", "mass": 2.0, "inertia": [0.5, 0.5, 0.5], "position": [0, 0, 0],
+                "orientation": {"rotation_vector": [0.4, -0.2, 0.7]}, "angular_velocity": [0.0, 3.0, 0.0]}],
+    "forces": [{"name": "drive", "type": "torque", "body": "ball", "torque": [0.0, 0.0, 1.0], "frame": "global",
+                "table": {"time": [0.0, 0.25, 0.5, 0.75], "factor": [0.0, 1.0, 1.0, -0.5]}}],
+    "outputs": [{"name": "omega", "kind": "angular_velocity", "body": "ball"}],
+}
+"""A ball (isotropic inertia J = 0.5 kg m^2) spinning at 3 rad/s about global y, driven about global z by a
+torque of 1 N m times a table: J omega' = tau f(t) in every frame, so omega = omega_0 + tau F(t) / J with F
+the integral of the piecewise-linear f."""
+
+
+def _table_integral(times, factors, t):
+    """F(t) = integral from 0 to t of the piecewise-linear f through (times, factors), held outside them."""
+    total = factors[0] * (min(t, times[0]) - 0.0)
+    for a, b, fa, fb in zip(times[:-1], times[1:], factors[:-1], factors[1:]):
+        if t > a:
+            end = min(t, b)
+            total += (end - a) * (fa + 0.5 * (fb - fa) * (end - a) / (b - a))
+    return total + factors[-1] * max(t - times[-1], 0.0)
+
+
+@pytest.mark.parametrize("frame", ["global", "body"])
+@pytest.mark.parametrize("formulation, integrator", [("RV", "RK44"), ("SE3", "RK44"), ("EP", "RK44-index1"),
+                                                     ("RV", "generalized-alpha"), ("EP", "generalized-alpha"),
+                                                     ("SE3", "generalized-alpha")])
+def test_a_tabulated_torque_spins_a_ball_up_by_the_integral_of_its_table(frame, formulation, integrator):
+    """RK44 integrates omega' = tau f(t) / J exactly (f linear between steps); generalized-alpha to its
+    second order. A global torque acts on the global angular velocity, a body-frame one on the body's."""
+    document = copy.deepcopy(BALL)
+    document["forces"][0]["frame"] = frame
+    document["outputs"][0]["frame"] = frame
+    data = mechanism_data(validate_mechanism(document, "ball.yaml"))
+    run = run_single(RunSpec("ball", formulation, integrator, 1e-3, 1.0, mechanism=data), n_samples=41)
+    assert run.status == "ok", run.message
+    table = BALL["forces"][0]["table"]
+    expected_z = np.array([_table_integral(table["time"], table["factor"], t) / 0.5 for t in run.series["t"]])
+    if frame == "global":
+        expected = np.column_stack([np.zeros_like(expected_z), np.full_like(expected_z, 3.0), expected_z])
+    else:
+        w0 = exp_so3(np.array([0.4, -0.2, 0.7])).T @ np.array([0.0, 3.0, 0.0])
+        expected = w0 + np.outer(expected_z, [0.0, 0.0, 1.0])
+    found = np.column_stack([run.series[f"omega_{axis}"] for axis in "xyz"])
+    assert np.abs(found - expected).max() <= (1e-11 if integrator.startswith("RK44") else 1e-5)
+
+
+@pytest.mark.parametrize("kind", ["torque", "force"])
+def test_a_table_from_zero_to_one_is_the_ramp_bit_for_bit(kind):
+    """The table (0, 0), (T, 1) interpolates t / T on [0, T] and holds 1 after it: the runs of a ramped and of
+    a tabulated load are the same to the last bit."""
+    load = ({"type": "torque", "body": "wheel", "torque": [0, 0, 1.0]} if kind == "torque" else
+            {"type": "force", "body": "wheel", "force": [0, 2.0, 0], "point": [0.5, 0, 0]})
+    runs = []
+    for schedule in ({"ramp_time": 0.3}, {"table": {"time": [0.0, 0.3], "factor": [0.0, 1.0]}}):
+        document = copy.deepcopy(WHEEL)
+        document["forces"] = [{**load, **schedule}]
+        data = mechanism_data(validate_mechanism(document, "wheel.yaml"))
+        runs.append(run_single(RunSpec("wheel", "RV", "generalized-alpha", 1e-2, 1.0, mechanism=data),
+                               n_samples=11))
+    assert runs[0].status == runs[1].status == "ok"
+    assert runs[0].final_outputs["turned"] > 0.1
+    for name in ("turned", "wrapped"):
+        assert np.array_equal(runs[0].series[name], runs[1].series[name])
 
 
 @pytest.mark.parametrize("frame", ["global", "bodies"])

@@ -44,9 +44,8 @@ from lgbench.mbs.banded import BODY_BLOCK, BandMatrix, BandStructure, band_matri
 from lgbench.mbs.codes import DIVERGED, OK
 from lgbench.mbs.constraints import constraint_matrix, constraint_residual_inline
 from lgbench.mbs.coordinate_update import update_coordinates_inline
-from lgbench.mbs.dense import copy_vector
+from lgbench.mbs.dense import all_finite, copy_vector, matrix_vector_into
 from lgbench.mbs.force_tangent import TangentWorkspace, tangent_workspace
-from lgbench.mbs.dense import all_finite, matrix_vector_into
 from lgbench.mbs.system import S_NC, SystemArrays
 
 

@@ -37,11 +37,12 @@ class ForceType(IntEnum):
     BODY_TORQUE = 1            # constant torque in the body frame (follower torque)
     GLOBAL_TORQUE = 2          # constant torque in the global frame
     POINT_SPRING_DAMPER = 3    # spring-damper per global axis between a body point and a ground point
-    RAMP_BODY_TORQUE = 4       # body-frame torque ramped linearly to a constant
+    TIMED_TORQUE = 4           # torque (body frame or global) times a factor of time: a ramp or a time table
     JOINT_PD = 5               # PD controller / rotational spring-damper on a revolute joint
     EP_NORM_RATE_TORQUE = 6    # -2 (e.e') J omega on an EP body: paper 004 eq. (9) form of the EP equations
     LINE_SPRING_DAMPER = 7     # spring-damper along the line between a point of a body and one of another (or ground)
-    POINT_FORCE = 8            # force at a point of a body, global or in the body frame, optionally ramped
+    POINT_FORCE = 8            # force at a point of a body, global or in the body frame, times a factor of time
+    TIME_TABLE = 9             # no load: up to 8 (time, factor) points of the timed element above it
     MANUFACTURED_LOAD = 16     # loads of the manufactured solution of paper 003 (lgbench/mbs/manufactured.py)
 
 
@@ -53,8 +54,9 @@ F_TYPE, F_BODY, F_OTHER = range(3)
 FORCE_INT_WIDTH = 3
 FORCE_REAL_WIDTH = 16
 GRAVITY_ACCELERATION = 0   # GRAVITY: [0:3] gravity acceleration (global)
-TORQUE = 0                 # BODY_TORQUE (body frame), GLOBAL_TORQUE (global), RAMP_BODY_TORQUE: [0:3]
-RAMP_TIME = 3              # RAMP_BODY_TORQUE: torque * min(t / ramp time, 1); <= 0: full torque at once
+TORQUE = 0                 # BODY_TORQUE (body frame), GLOBAL_TORQUE (global), TIMED_TORQUE: [0:3]
+TORQUE_SCHEDULE = 3        # TIMED_TORQUE: [3:5] its factor of time (SCHEDULE_* below),
+TORQUE_IN_BODY_FRAME = 5   # 1: a body-frame (follower) torque, 0: global
 SPRING_STIFFNESS = 0       # POINT_SPRING_DAMPER: [0:3] stiffness per global axis
 SPRING_DAMPING = 3         # [3:6] damping per global axis
 SPRING_BODY_POINT = 6      # [6:9] attachment point in the body frame
@@ -74,7 +76,10 @@ LINE_REST_LENGTH = 8
 FORCE_VECTOR = 0           # POINT_FORCE: [0:3] the force (global, or body frame if FORCE_IN_BODY_FRAME > 0),
 FORCE_POINT = 3            # [3:6] its point of application (body frame),
 FORCE_IN_BODY_FRAME = 6    # 1: a follower force (body frame), 0: global,
-FORCE_RAMP_TIME = 7        # force * min(t / ramp time, 1); <= 0: full force at once
+FORCE_SCHEDULE = 7         # [7:9] its factor of time (SCHEDULE_* below)
+SCHEDULE_RAMP_TIME = 0     # a factor of time, at the element's schedule column: min(t / ramp time, 1), 1 if <= 0;
+SCHEDULE_TABLE_POINTS = 1  # n > 0: instead, linear in the n (time, factor) points of the TIME_TABLE rows
+TABLE_POINTS_PER_ROW = 8   # right after the element, 8 a row: time at column 2j, factor at 2j + 1
 
 
 class JointPrimitive(IntEnum):
@@ -85,6 +90,7 @@ class JointPrimitive(IntEnum):
     POINT_ON_LINE = 2      # a point of body 2 stays on a line of body 1 (2 rows)
     BODY_FRAME_POINT = 3   # R1^T (g - x1) - b = 0, the body-frame spherical joint to ground (3 rows)
     DISTANCE = 4           # (|p1 - p2|^2 - L^2) / 2 = 0 (1 row)
+    BODY_FRAME_COINCIDENT = 5  # R1^T (p2 - p1) = 0: COINCIDENT in body 1's frame, paper 002's form (3 rows)
 
     @property
     def rows(self) -> int:
@@ -92,7 +98,8 @@ class JointPrimitive(IntEnum):
 
 
 _JOINT_ROWS = {JointPrimitive.COINCIDENT: 3, JointPrimitive.PERPENDICULAR: 1, JointPrimitive.POINT_ON_LINE: 2,
-               JointPrimitive.BODY_FRAME_POINT: 3, JointPrimitive.DISTANCE: 1}
+               JointPrimitive.BODY_FRAME_POINT: 3, JointPrimitive.DISTANCE: 1,
+               JointPrimitive.BODY_FRAME_COINCIDENT: 3}
 
 
 class ChainJoint(IntEnum):
@@ -155,9 +162,9 @@ _STATUS_MESSAGES = {
 # the system arrays (the kernels were written and measured with plain integer constants).
 FREE, FIXED_POINT = map(int, BodyKind)
 RV, RXYZ, F1, EP_F1, EP, SE3 = map(int, Formulation)
-(GRAVITY, BODY_TORQUE, GLOBAL_TORQUE, POINT_SPRING_DAMPER, RAMP_BODY_TORQUE, JOINT_PD, EP_NORM_RATE_TORQUE,
- LINE_SPRING_DAMPER, POINT_FORCE, MANUFACTURED_LOAD) = map(int, ForceType)
-COINCIDENT, PERPENDICULAR, POINT_ON_LINE, BODY_FRAME_POINT, DISTANCE = map(int, JointPrimitive)
+(GRAVITY, BODY_TORQUE, GLOBAL_TORQUE, POINT_SPRING_DAMPER, TIMED_TORQUE, JOINT_PD, EP_NORM_RATE_TORQUE,
+ LINE_SPRING_DAMPER, POINT_FORCE, TIME_TABLE, MANUFACTURED_LOAD) = map(int, ForceType)
+COINCIDENT, PERPENDICULAR, POINT_ON_LINE, BODY_FRAME_POINT, DISTANCE, BODY_FRAME_COINCIDENT = map(int, JointPrimitive)
 REVOLUTE, PRISMATIC = map(int, ChainJoint)
 CONSTANT, BANG_BANG = map(int, Setpoint)
 (OK, DIVERGED, SINGULAR_PARAMETERISATION, NEWTON_FAILED, SINGULAR_MATRIX, PROJECTION_FAILED, UNRESOLVED_ROTATION,

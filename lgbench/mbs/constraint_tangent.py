@@ -18,8 +18,10 @@ import numpy as np
 
 from lgbench._compiled import kernel
 from lgbench.mbs.banded import BODY_BLOCK
-from lgbench.mbs.codes import BODY_FRAME_POINT, COINCIDENT, DISTANCE, PERPENDICULAR, POINT_ON_LINE
-from lgbench.mbs.constraints import _body_rotation, _cross3, _joint_vector, _rotate, _rotate_back, body_vector
+from lgbench.mbs.codes import BODY_FRAME_COINCIDENT, BODY_FRAME_POINT, COINCIDENT, DISTANCE, PERPENDICULAR, POINT_ON_LINE
+from lgbench.mbs.constraints import (
+    _body_rotation, _cross3, _joint_vector, _rotate, _rotate_back, body_vector, projected_rows, projection_axis,
+)
 from lgbench.mbs.force_tangent import POSITION, VELOCITY_OF_Z, kinematic_sensitivities
 from lgbench.mbs.loads import point_motion
 from lgbench.mbs.pose import _rot_start, _vec3, body_angular_velocity, rotation_start
@@ -139,7 +141,7 @@ def velocity_constraint_tangent(sys, q, v, K3, E, Z):
                 _sensitivity(body_int, K3, b2, R2, w2, a2, False, D, 1)
                 _add_row(sys, b2, D, 1, VECTOR_RATE, n1, 1.0, row, Z)
                 _add_row(sys, b2, D, 1, VECTOR, nd1, 1.0, row, Z)
-        elif kind == POINT_ON_LINE:
+        elif kind == POINT_ON_LINE or kind == BODY_FRAME_COINCIDENT:
             p1, pd1 = _point_motion(sys, b1, q, v, a1)
             p2, pd2 = _point_motion(sys, b2, q, v, a2)
             d = (p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2])
@@ -148,8 +150,8 @@ def velocity_constraint_tangent(sys, q, v, K3, E, Z):
                 _sensitivity(body_int, K3, b1, R1, w1, a1, True, D, 0)
             if b2 != GROUND:
                 _sensitivity(body_int, K3, b2, R2, w2, a2, True, D, 1)
-            for k in range(2):
-                t = _joint_vector(p, 6 + 3 * k)
+            for k in range(projected_rows(kind)):
+                t = projection_axis(p, kind, k)
                 n = body_vector(body_int, b1, q, t)
                 nd = _rotate(R1, _cross3(w1, t)) if b1 != GROUND else (0.0, 0.0, 0.0)
                 # d[(p2' - p1') . n + (p2 - p1) . n'] by the two points, then by n and n' of body 1

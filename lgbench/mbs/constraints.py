@@ -13,7 +13,11 @@ primitives, from which every joint is built (``SystemBuilder.add_*_joint``):
   With c = R1^T (x1 - g): Phi' = -R1^T x1' + omega x c, so B = [-R^T, -hat(c) W] for R3 x SO(3)
   nodes and B = [-I, -hat(c)] for SE3 nodes (constant on the constraint manifold, paper 002
   Lemma 3.5);
-- DISTANCE (1 row): (|p1 - p2|^2 - L^2)/2 = 0 (paper 002 Example 3.2), B = d^T (J_1 - J_2) with d = p1 - p2.
+- DISTANCE (1 row): (|p1 - p2|^2 - L^2)/2 = 0 (paper 002 Example 3.2), B = d^T (J_1 - J_2) with d = p1 - p2;
+- BODY_FRAME_COINCIDENT (3 rows): R1^T (p2 - p1) = 0, the spherical joint between two bodies written in
+  body 1's frame (paper 002's form, eq. 21c between bodies): the rows of POINT_ON_LINE along body 1's
+  three axes. B depends on the relative rotation R1^T R2 only, and for SE3 nodes it is constant on the
+  constraint manifold when body 2 is ground (Lemma 3.5; global form when body 1 is ground).
 
 SE3 nodes move their reference point with x' = R U and x'' = R U' + R (omega x U).
 
@@ -29,7 +33,8 @@ from numba import njit
 from lgbench._compiled import kernel
 from lgbench.lie.so3 import one_minus_cos_over_sq, sinc
 from lgbench.mbs.codes import (
-    BODY_FRAME_POINT, COINCIDENT, DISTANCE, EP, F1, FREE, PERPENDICULAR, POINT_ON_LINE, RV, RXYZ, SE3,
+    BODY_FRAME_COINCIDENT, BODY_FRAME_POINT, COINCIDENT, DISTANCE, EP, F1, FREE, PERPENDICULAR, POINT_ON_LINE, RV,
+    RXYZ, SE3,
 )
 from lgbench.mbs.dense import cross, mat3_vec, mat3t_vec
 from lgbench.mbs.pose import (
@@ -146,6 +151,22 @@ def body_vector(body_int, i, q, a):
 def _joint_vector(p, k):
     """(p[k], p[k+1], p[k+2]) of a joint's real parameters."""
     return _vec3(p, k)
+
+
+@njit(inline="always")
+def projected_rows(kind):
+    """Rows of a projected-point primitive: 2 for POINT_ON_LINE (its line's normals), 3 for
+    BODY_FRAME_COINCIDENT (body 1's axes)."""
+    return 2 if kind == POINT_ON_LINE else 3
+
+
+@njit(inline="always")
+def projection_axis(p, kind, k):
+    """The body-1 vector of row k of a projected-point primitive: normal k of the line (POINT_ON_LINE) or
+    body 1's axis e_k (BODY_FRAME_COINCIDENT)."""
+    if kind == POINT_ON_LINE:
+        return _vec3(p, 6 + 3 * k)
+    return (1.0 if k == 0 else 0.0, 1.0 if k == 1 else 0.0, 1.0 if k == 2 else 0.0)
 
 
 @kernel
@@ -286,12 +307,12 @@ def constraint_rows(body_int, joint_int, joint_real, q, phi):
         elif kind == PERPENDICULAR:
             phi[row] = _dot3(body_vector(body_int, b1, q, _joint_vector(p, 0)),
                              body_vector(body_int, b2, q, _joint_vector(p, 3)))
-        elif kind == POINT_ON_LINE:
+        elif kind == POINT_ON_LINE or kind == BODY_FRAME_COINCIDENT:
             p1 = body_point(body_int, b1, q, _joint_vector(p, 0))
             p2 = body_point(body_int, b2, q, _joint_vector(p, 3))
             d = (p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2])
-            for k in range(2):
-                phi[row + k] = _dot3(d, body_vector(body_int, b1, q, _joint_vector(p, 6 + 3 * k)))
+            for k in range(projected_rows(kind)):
+                phi[row + k] = _dot3(d, body_vector(body_int, b1, q, projection_axis(p, kind, k)))
         elif kind == BODY_FRAME_POINT:
             c = _reference_in_body_frame(body_int, b1, q, _joint_vector(p, 3))
             for k in range(3):
@@ -380,12 +401,12 @@ def constraint_jacobian(body_int, joint_int, joint_real, q, C1, C2, dense):
             n2 = body_vector(body_int, b2, q, a2)
             _add_projected_jacobian(body_int, b1, q, a1, n2, False, 1.0, row, C1, o1)
             _add_projected_jacobian(body_int, b2, q, a2, n1, False, 1.0, row, C2, o2)
-        elif kind == POINT_ON_LINE:
+        elif kind == POINT_ON_LINE or kind == BODY_FRAME_COINCIDENT:
             p1 = body_point(body_int, b1, q, a1)
             p2 = body_point(body_int, b2, q, a2)
             d = (p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2])
-            for k in range(2):
-                t = _joint_vector(p, 6 + 3 * k)
+            for k in range(projected_rows(kind)):
+                t = projection_axis(p, kind, k)
                 n = body_vector(body_int, b1, q, t)
                 _add_projected_jacobian(body_int, b2, q, a2, n, True, 1.0, row + k, C2, o2)
                 _add_projected_jacobian(body_int, b1, q, a1, n, True, -1.0, row + k, C1, o1)
@@ -423,14 +444,14 @@ def constraint_curvature(sys, q, v, out):
             n1, d1, a1 = vector_kinematics(sys, b1, q, v, p[0:3])
             n2, d2, a2 = vector_kinematics(sys, b2, q, v, p[3:6])
             out[row] = a1 @ n2 + 2.0 * (d1 @ d2) + n1 @ a2
-        elif kind == POINT_ON_LINE:
+        elif kind == POINT_ON_LINE or kind == BODY_FRAME_COINCIDENT:
             p1, pd1, pa1 = point_kinematics(sys, b1, q, v, p[0:3])
             p2, pd2, pa2 = point_kinematics(sys, b2, q, v, p[3:6])
             d = p2 - p1
             dd = pd2 - pd1
             da = pa2 - pa1
-            for k in range(2):
-                n, nd, na = vector_kinematics(sys, b1, q, v, p[6 + 3 * k:9 + 3 * k])
+            for k in range(projected_rows(kind)):
+                n, nd, na = vector_kinematics(sys, b1, q, v, np.array(projection_axis(p, kind, k)))
                 out[row + k] = da @ n + 2.0 * (dd @ nd) + d @ na
         elif kind == BODY_FRAME_POINT:
             R, x, u, omega, rate, _ = _body_motion(sys, b1, q, v)

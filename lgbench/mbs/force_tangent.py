@@ -41,16 +41,17 @@ from lgbench.mbs.banded import BODY_BLOCK
 from lgbench.mbs.chain import K_WIDTH
 from lgbench.mbs.chain_tangent import chain_force_tangent
 from lgbench.mbs.codes import (
-    BODY_TORQUE, EP, EP_NORM_RATE_TORQUE, FORCE_IN_BODY_FRAME, FORCE_POINT, FORCE_RAMP_TIME, FORCE_VECTOR, FREE,
+    BODY_TORQUE, EP, EP_NORM_RATE_TORQUE, FORCE_IN_BODY_FRAME, FORCE_POINT, FORCE_SCHEDULE, FORCE_VECTOR, FREE,
     F_BODY, F_OTHER, F_TYPE, GLOBAL_TORQUE, GRAVITY, GRAVITY_ACCELERATION, JOINT_PD, LINE_DAMPING, LINE_POINT1,
     LINE_POINT2, LINE_REST_LENGTH, LINE_SPRING_DAMPER, LINE_STIFFNESS, MANUFACTURED_LOAD, PD_AXIS, PD_KD, PD_KP,
-    PD_REFERENCE1, PD_REFERENCE2, POINT_FORCE, POINT_SPRING_DAMPER, RAMP_BODY_TORQUE, RV, RXYZ, SE3,
-    SPRING_BODY_POINT, SPRING_DAMPING, SPRING_GROUND_POINT, SPRING_STIFFNESS, TORQUE,
+    PD_REFERENCE1, PD_REFERENCE2, POINT_FORCE, POINT_SPRING_DAMPER, RV, RXYZ, SE3, SPRING_BODY_POINT,
+    SPRING_DAMPING, SPRING_GROUND_POINT, SPRING_STIFFNESS, TIME_TABLE, TIMED_TORQUE, TORQUE, TORQUE_IN_BODY_FRAME,
+    TORQUE_SCHEDULE,
 )
 from lgbench.mbs.constraints import _body_rotation, _cross3, _dot3, _rotate, _rotate_back, rate_map_entries
 from lgbench.mbs.dynamics import euler_moment
 from lgbench.mbs.loads import (
-    _add_point_spring_damper, inertia_apply, joint_pd_torque, other_load, point_motion, ramp_factor,
+    _add_point_spring_damper, inertia_apply, joint_pd_torque, other_load, point_motion, time_factor,
 )
 from lgbench.mbs.manufactured import manufactured_load
 from lgbench.mbs.pose import _vec3, body_angular_velocity, rotation_start
@@ -58,10 +59,10 @@ from lgbench.mbs.system import B_COM, B_FORM, B_INERTIA, B_KIND, B_MASS, B_NV, B
 
 WRENCH = 6              # [f (global); tau (body frame)], or [x; Pi], or [u; omega]
 POSITION, VELOCITY_OF_Z, VELOCITY_OF_V = range(3)   # the kinematic sensitivities P, Vz, Vv
-DIFFERENTIATED = frozenset({GRAVITY, BODY_TORQUE, GLOBAL_TORQUE, POINT_SPRING_DAMPER, RAMP_BODY_TORQUE, JOINT_PD,
-                            EP_NORM_RATE_TORQUE, LINE_SPRING_DAMPER, POINT_FORCE, MANUFACTURED_LOAD})
+DIFFERENTIATED = frozenset({GRAVITY, BODY_TORQUE, GLOBAL_TORQUE, POINT_SPRING_DAMPER, TIMED_TORQUE, JOINT_PD,
+                            EP_NORM_RATE_TORQUE, LINE_SPRING_DAMPER, POINT_FORCE, TIME_TABLE, MANUFACTURED_LOAD})
 """The force elements ``force_tangent`` differentiates; a system with any other falls back to finite differences."""
-LOADS = frozenset({GRAVITY, BODY_TORQUE, GLOBAL_TORQUE, RAMP_BODY_TORQUE, POINT_FORCE, MANUFACTURED_LOAD})
+LOADS = frozenset({GRAVITY, BODY_TORQUE, GLOBAL_TORQUE, TIMED_TORQUE, POINT_FORCE, TIME_TABLE, MANUFACTURED_LOAD})
 """The elements that are applied loads in paper 000's code (its Load items, as opposed to objects and connectors):
 with the integrator option ``loads_jacobian = false`` their derivatives stay out of K_t and C_t, as that code
 leaves them out by default (``timeIntegration.computeLoadsJacobian = 0``; docs/notes/exudyn_newton.md)."""
@@ -625,7 +626,7 @@ def _line_spring_damper(sys, k, q, v, rotation, kinematics, E, slot, tw, Kg, Cg,
 def _point_force(force_real, k, t, R, Lp):
     """POINT_FORCE F at the body point b: global F gives the torque b x R^T F, d tau/dPi = b~ (R^T F)~; a
     follower force F = R F_b gives a constant torque and dF/dPi column c = R (e_c x F_b)."""
-    factor = ramp_factor(force_real[k, FORCE_RAMP_TIME], t)
+    factor = time_factor(force_real, k, FORCE_SCHEDULE, t)
     f = (factor * force_real[k, FORCE_VECTOR], factor * force_real[k, FORCE_VECTOR + 1],
          factor * force_real[k, FORCE_VECTOR + 2])
     b = (force_real[k, FORCE_POINT], force_real[k, FORCE_POINT + 1], force_real[k, FORCE_POINT + 2])
@@ -667,8 +668,8 @@ def _ep_norm_rate(body_int, body_real, slot, i, q, v, kinematics, E, tw, Kg, Cg)
 @njit(inline="always")
 def _is_load(ftype):
     """``ftype`` is one of ``LOADS``."""
-    return (ftype == GRAVITY or ftype == BODY_TORQUE or ftype == GLOBAL_TORQUE or ftype == RAMP_BODY_TORQUE
-            or ftype == POINT_FORCE or ftype == MANUFACTURED_LOAD)
+    return (ftype == GRAVITY or ftype == BODY_TORQUE or ftype == GLOBAL_TORQUE or ftype == TIMED_TORQUE
+            or ftype == POINT_FORCE or ftype == TIME_TABLE or ftype == MANUFACTURED_LOAD)
 
 
 @kernel
@@ -731,7 +732,8 @@ def force_tangent_inline(sys, q, v, t, force, torque, tw, Kg, Cg, with_loads, wi
         ftype = force_int[k, F_TYPE]
         i = force_int[k, F_BODY]
         form = body_int[i, B_FORM]
-        if ftype == BODY_TORQUE or ftype == RAMP_BODY_TORQUE or (_is_load(ftype) and not with_loads):
+        if (ftype == BODY_TORQUE or ftype == TIME_TABLE or (_is_load(ftype) and not with_loads)
+                or ftype == TIMED_TORQUE and force_real[k, TORQUE_IN_BODY_FRAME] > 0.0):
             continue
         if ftype == JOINT_PD:
             _joint_pd(sys, k, q, v, t, rotation, kinematics, E, slot, tw, Kg, Cg)
@@ -749,9 +751,10 @@ def force_tangent_inline(sys, q, v, t, force, torque, tw, Kg, Cg, with_loads, wi
         if ftype == GRAVITY:
             ga = GRAVITY_ACCELERATION
             _gravity(body_real, i, (force_real[k, ga], force_real[k, ga + 1], force_real[k, ga + 2]), R, Lp)
-        elif ftype == GLOBAL_TORQUE:
-            _add_skew(Lp, 3, 3, _rotate_back(R, (force_real[k, TORQUE], force_real[k, TORQUE + 1],
-                                                 force_real[k, TORQUE + 2])), 1.0)
+        elif ftype == GLOBAL_TORQUE or ftype == TIMED_TORQUE:
+            factor = 1.0 if ftype == GLOBAL_TORQUE else time_factor(force_real, k, TORQUE_SCHEDULE, t)
+            _add_skew(Lp, 3, 3, _rotate_back(R, (factor * force_real[k, TORQUE], factor * force_real[k, TORQUE + 1],
+                                                 factor * force_real[k, TORQUE + 2])), 1.0)
         elif ftype == POINT_SPRING_DAMPER:
             _point_spring_damper(body_int, force_real, k, i, form, q, v, R, Lp, Lv, with_damper_position)
         elif ftype == POINT_FORCE:

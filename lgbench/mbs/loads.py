@@ -2,8 +2,8 @@
 
 ``elementary_loads`` evaluates gravity, constant torques and point spring-dampers (the hot path of
 every integrator, also on the cached rotations of ``rigid_stage_coordinates``); ``other_load`` the
-rest: PD joint controllers with their set-point trajectories, ramped torques, the EP norm-rate
-torque of paper 004 eq. 9, spring-dampers along the line between two bodies' points, point forces,
+rest: PD joint controllers with their set-point trajectories, timed torques (ramped or by a time
+table, ``time_factor``), the EP norm-rate torque of paper 004 eq. 9, spring-dampers along the line between two bodies' points, point forces,
 the manufactured loads of paper 003. All but the manufactured loads (a
 function of time only) allocate nothing. Parameters are read by the column names of
 lgbench/mbs/codes.py.
@@ -15,11 +15,12 @@ from numba import njit
 from lgbench._compiled import kernel
 from lgbench.lie.euler_parameters import rotation_ep_transpose_apply
 from lgbench.mbs.codes import (
-    BODY_TORQUE, EP, EP_NORM_RATE_TORQUE, FORCE_IN_BODY_FRAME, FORCE_POINT, FORCE_RAMP_TIME, FORCE_VECTOR, FREE, F_BODY,
+    BODY_TORQUE, EP, EP_NORM_RATE_TORQUE, FORCE_IN_BODY_FRAME, FORCE_POINT, FORCE_SCHEDULE, FORCE_VECTOR, FREE, F_BODY,
     F_OTHER, F_TYPE, GLOBAL_TORQUE, GRAVITY, GRAVITY_ACCELERATION, JOINT_PD, LINE_DAMPING, LINE_POINT1, LINE_POINT2,
     LINE_REST_LENGTH, LINE_SPRING_DAMPER, LINE_STIFFNESS, MANUFACTURED_LOAD, PD_AXIS, PD_KD, PD_KP, PD_REFERENCE1,
-    PD_REFERENCE2, PD_SETPOINT, PD_SETPOINT_KIND, POINT_FORCE, POINT_SPRING_DAMPER, RAMP_BODY_TORQUE, RAMP_TIME, RV,
-    SE3, SPRING_BODY_POINT, SPRING_DAMPING, SPRING_GROUND_POINT, SPRING_STIFFNESS, TORQUE,
+    PD_REFERENCE2, PD_SETPOINT, PD_SETPOINT_KIND, POINT_FORCE, POINT_SPRING_DAMPER, RV, SCHEDULE_RAMP_TIME,
+    SCHEDULE_TABLE_POINTS, SE3, SPRING_BODY_POINT, SPRING_DAMPING, SPRING_GROUND_POINT, SPRING_STIFFNESS,
+    TABLE_POINTS_PER_ROW, TIMED_TORQUE, TORQUE, TORQUE_IN_BODY_FRAME, TORQUE_SCHEDULE,
 )
 from lgbench.mbs.constraints import _body_rotation, _cross3, _dot3, _rotate, _rotate_back
 from lgbench.mbs.dense import mat3t_vec
@@ -153,9 +154,9 @@ def other_loads(sys, first, q, v, t, force, torque):
 
 @njit(inline="always")
 def other_load(sys, k, q, v, t, force, torque):
-    """Force element k of the types ``elementary_loads`` leaves out (PD controllers, ramped torques, the EP
-    norm-rate torque, line spring-dampers, point forces, manufactured loads). Allocation-free except for
-    the manufactured loads (functions of time only)."""
+    """Force element k of the types ``elementary_loads`` leaves out (PD controllers, timed torques, the EP
+    norm-rate torque, line spring-dampers, point forces, manufactured loads; a TIME_TABLE row adds nothing).
+    Allocation-free except for the manufactured loads (functions of time only)."""
     ftype = sys.force_int[k, F_TYPE]
     i = sys.force_int[k, F_BODY]
     p = sys.force_real[k]
@@ -168,8 +169,11 @@ def other_load(sys, k, q, v, t, force, torque):
         other = sys.force_int[k, F_OTHER]
         if other != GROUND:
             _add_body_torque(torque, other, _rotate_back(_body_rotation(sys.body_int, other, q), tau_axis), -1.0)
-    elif ftype == RAMP_BODY_TORQUE:
-        _add_body_torque(torque, i, (p[TORQUE], p[TORQUE + 1], p[TORQUE + 2]), ramp_factor(p[RAMP_TIME], t))
+    elif ftype == TIMED_TORQUE:
+        tau = (p[TORQUE], p[TORQUE + 1], p[TORQUE + 2])
+        if p[TORQUE_IN_BODY_FRAME] <= 0.0:
+            tau = _rotate_back(_body_rotation(sys.body_int, i, q), tau)
+        _add_body_torque(torque, i, tau, time_factor(sys.force_real, k, TORQUE_SCHEDULE, t))
     elif ftype == EP_NORM_RATE_TORQUE and form == EP:
         norm_rate = q[qr] * v[vr] + q[qr + 1] * v[vr + 1] + q[qr + 2] * v[vr + 2] + q[qr + 3] * v[vr + 3]
         omega = body_angular_velocity(form, q, qr, v, vr)
@@ -190,7 +194,7 @@ def other_load(sys, k, q, v, t, force, torque):
             _add_point_force(sys, q, force, torque, i, b1, f, 1.0)
             _add_point_force(sys, q, force, torque, other, b2, f, -1.0)
     elif ftype == POINT_FORCE:
-        factor = ramp_factor(p[FORCE_RAMP_TIME], t)
+        factor = time_factor(sys.force_real, k, FORCE_SCHEDULE, t)
         f = (p[FORCE_VECTOR], p[FORCE_VECTOR + 1], p[FORCE_VECTOR + 2])
         if p[FORCE_IN_BODY_FRAME] > 0.0:
             f = from_body_frame(form, q, qr, f)
@@ -205,9 +209,50 @@ def other_load(sys, k, q, v, t, force, torque):
 
 
 @njit(inline="always")
+def time_factor(force_real, k, schedule, t):
+    """The factor of time that scales the timed element k (TIMED_TORQUE, POINT_FORCE; its schedule at column
+    ``schedule``): linear in its time table if it has one (``table_factor``), else its ramp."""
+    points = int(force_real[k, schedule + SCHEDULE_TABLE_POINTS])
+    if points > 0:
+        return table_factor(force_real, k + 1, points, t)
+    return ramp_factor(force_real[k, schedule + SCHEDULE_RAMP_TIME], t)
+
+
+@njit(inline="always")
 def ramp_factor(ramp_time, t):
-    """min(t / ramp time, 1) of a ramped element (RAMP_BODY_TORQUE, POINT_FORCE); 1 without a ramp (<= 0)."""
+    """min(t / ramp time, 1) of a ramped element; 1 without a ramp (<= 0)."""
     return 1.0 if ramp_time <= 0.0 else min(t / ramp_time, 1.0)
+
+
+@njit(inline="always")
+def _table_point(force_real, first_row, j):
+    """(time, factor) of point j of the table that starts at row ``first_row``."""
+    row = first_row + j // TABLE_POINTS_PER_ROW
+    column = 2 * (j % TABLE_POINTS_PER_ROW)
+    return force_real[row, column], force_real[row, column + 1]
+
+
+@kernel
+def table_factor(force_real, first_row, points, t):
+    """The piecewise-linear factor through the ``points`` (time, factor) points of the TIME_TABLE rows from
+    ``first_row`` on (times strictly increasing), held at its first and last value outside them. A
+    compiled call (only timed loads with a table take it); the interval by bisection."""
+    t_first, f_first = _table_point(force_real, first_row, 0)
+    if t <= t_first:
+        return f_first
+    t_last, f_last = _table_point(force_real, first_row, points - 1)
+    if t >= t_last:
+        return f_last
+    lo, hi = 0, points - 1
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if _table_point(force_real, first_row, mid)[0] <= t:
+            lo = mid
+        else:
+            hi = mid
+    t0, f0 = _table_point(force_real, first_row, lo)
+    t1, f1 = _table_point(force_real, first_row, hi)
+    return f0 + (t - t0) / (t1 - t0) * (f1 - f0)
 
 
 @njit(inline="always")

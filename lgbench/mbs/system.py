@@ -17,10 +17,12 @@ import numpy as np
 
 from lgbench.exceptions import InputError
 from lgbench.mbs.codes import (
-    BODY_FRAME_POINT, COINCIDENT, DISTANCE, FORCE_IN_BODY_FRAME, FORCE_INT_WIDTH, FORCE_POINT, FORCE_RAMP_TIME,
-    FORCE_REAL_WIDTH, FORCE_VECTOR, FREE, JOINT_PD, LINE_DAMPING, LINE_POINT1, LINE_POINT2, LINE_REST_LENGTH,
-    LINE_SPRING_DAMPER, LINE_STIFFNESS, POINT_FORCE, JointPrimitive, PD_AXIS, PD_KD, PD_KP, PD_REFERENCE1,
-    PD_REFERENCE2, PD_SETPOINT, PD_SETPOINT_KIND, PERPENDICULAR, POINT_ON_LINE, POINT_SPRING_DAMPER,
+    BODY_FRAME_COINCIDENT, BODY_FRAME_POINT, COINCIDENT, DISTANCE, FORCE_IN_BODY_FRAME, FORCE_INT_WIDTH,
+    FORCE_POINT, FORCE_REAL_WIDTH, FORCE_SCHEDULE, FORCE_VECTOR, FREE, JOINT_PD, LINE_DAMPING, LINE_POINT1,
+    LINE_POINT2, LINE_REST_LENGTH, LINE_SPRING_DAMPER, LINE_STIFFNESS, POINT_FORCE, JointPrimitive, PD_AXIS, PD_KD,
+    PD_KP, PD_REFERENCE1, PD_REFERENCE2, PD_SETPOINT, PD_SETPOINT_KIND, PERPENDICULAR, POINT_ON_LINE,
+    POINT_SPRING_DAMPER, SCHEDULE_RAMP_TIME, SCHEDULE_TABLE_POINTS, TABLE_POINTS_PER_ROW, TIME_TABLE, TIMED_TORQUE,
+    TORQUE, TORQUE_IN_BODY_FRAME, TORQUE_SCHEDULE,
 )
 from lgbench.mbs.formulations import FORMULATION_CODES, ROTATION_COORDINATES, ROTATION_VELOCITIES
 
@@ -70,10 +72,37 @@ class SystemArrays(NamedTuple):
     force_pattern: np.ndarray  # (n_groups, max_group_size, max_group_size) bool: row member m depends on member j
 
 
-class SystemBuilder:
-    """Collects bodies and forces, then freezes them into ``SystemArrays``."""
+def time_table(table) -> tuple[np.ndarray, np.ndarray]:
+    """(times, factors) of a time table given as a pair of sequences: at least two points, finite, the times
+    strictly increasing (``lgbench.mbs.loads.table_factor`` interpolates linearly between them)."""
+    times, factors = (np.asarray(column, dtype=float).ravel() for column in table)
+    if times.size < 2 or times.size != factors.size:
+        raise InputError(f"a time table needs two or more points and a factor for each time ({times.size} times, "
+                         f"{factors.size} factors)", field="table")
+    if not (np.all(np.isfinite(times)) and np.all(np.isfinite(factors))):
+        raise InputError("a time table's times and factors must be finite", field="table")
+    if np.any(np.diff(times) <= 0.0):
+        k = int(np.argmax(np.diff(times) <= 0.0))
+        raise InputError(f"a time table's times must increase strictly: time[{k + 1}] = {times[k + 1]:g} follows "
+                         f"{times[k]:g}", field="table.time")
+    return times, factors
 
-    def __init__(self) -> None:
+
+CONSTRAINT_FORMS = ("global", "body")
+"""How spherical, revolute and universal joints hold their points together: p1 - p2 = 0 in global
+components (COINCIDENT, paper 000), or R1^T (p2 - p1) = 0 in body 1's frame (BODY_FRAME_COINCIDENT,
+paper 002's SE(3) form)."""
+
+
+class SystemBuilder:
+    """Collects bodies and forces, then freezes them into ``SystemArrays``; ``constraint_form`` is one of
+    ``CONSTRAINT_FORMS`` for the point rows of every spherical, revolute and universal joint."""
+
+    def __init__(self, constraint_form: str = "global") -> None:
+        if constraint_form not in CONSTRAINT_FORMS:
+            raise InputError(f"unknown constraint form '{constraint_form}'", field="constraint_form",
+                             allowed=list(CONSTRAINT_FORMS))
+        self._coincident = COINCIDENT if constraint_form == "global" else BODY_FRAME_COINCIDENT
         self._bodies: list[tuple[list[int], np.ndarray]] = []
         self._forces: list[tuple[list[int], np.ndarray]] = []
         self._joints: list[tuple[list[int], np.ndarray]] = []
@@ -145,7 +174,7 @@ class SystemBuilder:
         """Spherical joint: point1 (body1 frame) coincides with point2 (body2 frame, global for ground).
         Returns the first constraint row (3 rows; lambda = force on body2 ... see outputs)."""
         self._check_pair(body1, body2)
-        return self._primitive(COINCIDENT, body1, body2, point1, point2)
+        return self._primitive(self._coincident, body1, body2, point1, point2)
 
     def add_spherical_joint_body_frame(self, body: int, point, ground_point=(0.0, 0.0, 0.0)) -> int:
         """Spherical joint to ground written in the body frame, R^T (ground_point - x) - point = 0
@@ -173,7 +202,7 @@ class SystemBuilder:
         self._check_pair(body1, body2)
         a1 = _unit(axis1, "axis1")
         u2, w2 = axis_normals(_unit(axis2, "axis2"))
-        first = self._primitive(COINCIDENT, body1, body2, point1, point2)
+        first = self._primitive(self._coincident, body1, body2, point1, point2)
         self._primitive(PERPENDICULAR, body1, body2, a1, u2)
         self._primitive(PERPENDICULAR, body1, body2, a1, w2)
         return first
@@ -182,7 +211,7 @@ class SystemBuilder:
         """Universal (Cardan) joint: coincident points, axis1 (body1) perpendicular to axis2 (body2); 4 rows."""
         self._check_pair(body1, body2)
         a1, a2 = _unit(axis1, "axis1"), _unit(axis2, "axis2")
-        first = self._primitive(COINCIDENT, body1, body2, point1, point2)
+        first = self._primitive(self._coincident, body1, body2, point1, point2)
         self._primitive(PERPENDICULAR, body1, body2, a1, a2)
         return first
 
@@ -252,14 +281,42 @@ class SystemBuilder:
         return self.add_force(LINE_SPRING_DAMPER, body, values, other=other)
 
     def add_point_force(self, body: int, force, point=(0.0, 0.0, 0.0), body_frame: bool = False,
-                        ramp_time: float = 0.0) -> int:
+                        ramp_time: float = 0.0, table=None) -> int:
         """A force at ``point`` (body frame) of ``body``: global, or a follower force given in the body frame;
-        ramped linearly from 0 over ``ramp_time`` (0: at once)."""
+        ramped linearly from 0 over ``ramp_time`` (0: at once), or scaled by the time ``table``
+        (``add_time_table``)."""
         values = np.zeros(FORCE_REAL_WIDTH)
         values[FORCE_VECTOR:FORCE_VECTOR + 3] = np.asarray(force, dtype=float)
         values[FORCE_POINT:FORCE_POINT + 3] = np.asarray(point, dtype=float)
-        values[FORCE_IN_BODY_FRAME], values[FORCE_RAMP_TIME] = float(body_frame), ramp_time
-        return self.add_force(POINT_FORCE, body, values)
+        values[FORCE_IN_BODY_FRAME] = float(body_frame)
+        return self._timed(POINT_FORCE, body, values, FORCE_SCHEDULE, ramp_time, table)
+
+    def add_timed_torque(self, body: int, torque, body_frame: bool = True, ramp_time: float = 0.0,
+                         table=None) -> int:
+        """A torque on ``body``, in its body frame (a follower torque) or global, ramped linearly from 0 over
+        ``ramp_time`` (0: at once) or scaled by the time ``table`` (``add_time_table``)."""
+        values = np.zeros(FORCE_REAL_WIDTH)
+        values[TORQUE:TORQUE + 3] = np.asarray(torque, dtype=float)
+        values[TORQUE_IN_BODY_FRAME] = float(body_frame)
+        return self._timed(TIMED_TORQUE, body, values, TORQUE_SCHEDULE, ramp_time, table)
+
+    def _timed(self, force_type: int, body: int, values: np.ndarray, schedule: int, ramp_time: float,
+               table) -> int:
+        if not np.isfinite(ramp_time) or ramp_time < 0.0:
+            raise InputError(f"the ramp time must be finite and non-negative, got {ramp_time}", field="ramp_time")
+        values[schedule + SCHEDULE_RAMP_TIME] = ramp_time
+        if table is None:
+            return self.add_force(force_type, body, values)
+        times, factors = time_table(table)
+        values[schedule + SCHEDULE_TABLE_POINTS] = times.size
+        element = self.add_force(force_type, body, values)
+        for first in range(0, times.size, TABLE_POINTS_PER_ROW):
+            row = np.zeros(FORCE_REAL_WIDTH)
+            pairs = np.column_stack([times[first:first + TABLE_POINTS_PER_ROW],
+                                     factors[first:first + TABLE_POINTS_PER_ROW]])
+            row[:pairs.size] = pairs.ravel()
+            self.add_force(TIME_TABLE, body, row)
+        return element
 
     @property
     def n_chain_rows(self) -> int:

@@ -9,7 +9,7 @@ built-in models compute them, and the initial state is assembled onto the constr
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +20,7 @@ from lgbench.lie.euler_parameters import rotation_matrix_ep
 from lgbench.lie.so3 import exp_so3
 from lgbench.lie.tait_bryan import rotation_matrix_rxyz
 from lgbench.mbs.assembly import assemble_positions, project_velocities
-from lgbench.mbs.codes import BANG_BANG, BODY_TORQUE, CONSTANT, FREE, GLOBAL_TORQUE, GRAVITY, RAMP_BODY_TORQUE
+from lgbench.mbs.codes import BANG_BANG, BODY_TORQUE, CONSTANT, FREE, GLOBAL_TORQUE, GRAVITY
 from lgbench.mbs.coordinates import free_body_coordinates
 from lgbench.mbs.system import B_NV, B_VSTART, GROUND as GROUND_INDEX, SystemBuilder, axis_normals
 from lgbench.mechanisms import expressions
@@ -107,7 +107,7 @@ def inertia_matrix(inertia: Any, values: Values, field: str) -> np.ndarray:
 def build_mechanism(mechanism: Mechanism, formulation: str, parameters: Mapping[str, Any]) -> BuiltModel:
     """The system of ``mechanism`` in ``formulation`` with ``parameters``, assembled onto its constraints."""
     values = Values(parameters)
-    builder = SystemBuilder()
+    builder = SystemBuilder(mechanism.constraint_form)
     index: dict[str, int] = {GROUND: GROUND_INDEX}
     poses: dict[str, Pose] = {GROUND: GROUND_POSE}
     blocks = []
@@ -217,6 +217,19 @@ def _direction(vector: np.ndarray, field: str) -> np.ndarray:
     return vector
 
 
+def _timed(field: str, force: Any, values: Values, add: Callable[[float, Any], int]) -> int:
+    """A timed load's element: ``add(ramp_time, table)`` with the numbers of the file (errors name the field)."""
+    ramp = values.scalar(force.ramp_time, f"{field}.ramp_time") if force.ramp_time is not None else 0.0
+    table = None
+    if force.table is not None:
+        table = ([values.scalar(x, f"{field}.table.time[{j}]") for j, x in enumerate(force.table.time)],
+                 [values.scalar(x, f"{field}.table.factor[{j}]") for j, x in enumerate(force.table.factor)])
+    try:
+        return add(ramp, table)
+    except InputError as error:
+        raise InputError(error.args[0], field=f"{field}.{error.field}") from None
+
+
 def _add_force(builder: SystemBuilder, mechanism: Mechanism, k: int, index, poses, frames, values: Values) -> int:
     force = mechanism.forces[k]
     field = f"forces[{k}]"
@@ -229,10 +242,11 @@ def _add_force(builder: SystemBuilder, mechanism: Mechanism, k: int, index, pose
         return first
     if isinstance(force, Torque):
         torque = values.vector(force.torque, f"{field}.torque")
-        if force.ramp_time is not None:
-            ramp = values.scalar(force.ramp_time, f"{field}.ramp_time")
-            return builder.add_force(RAMP_BODY_TORQUE, index[force.body], np.concatenate([torque, [ramp]]))
-        return builder.add_force(BODY_TORQUE if force.frame == "body" else GLOBAL_TORQUE, index[force.body], torque)
+        if force.ramp_time is None and force.table is None:
+            return builder.add_force(BODY_TORQUE if force.frame == "body" else GLOBAL_TORQUE, index[force.body],
+                                     torque)
+        return _timed(field, force, values, lambda ramp, table: builder.add_timed_torque(
+            index[force.body], torque, force.frame == "body", ramp, table))
     if isinstance(force, SpringDamper):
         ends = [(force.body1, "point1"), (force.body2, "point2")]
         if force.body1 == GROUND:      # the builder's first body is a body
@@ -254,9 +268,9 @@ def _add_force(builder: SystemBuilder, mechanism: Mechanism, k: int, index, pose
     if isinstance(force, PointForce):
         pose = poses[force.body]
         point = values.vector(force.point, f"{field}.point") if force.point is not None else pose.x.copy()
-        ramp = values.scalar(force.ramp_time, f"{field}.ramp_time") if force.ramp_time is not None else 0.0
-        return builder.add_point_force(index[force.body], values.vector(force.force, f"{field}.force"),
-                                       pose.local_point(point), force.frame == "body", ramp)
+        vector = values.vector(force.force, f"{field}.force")
+        return _timed(field, force, values, lambda ramp, table: builder.add_point_force(
+            index[force.body], vector, pose.local_point(point), force.frame == "body", ramp, table))
     if isinstance(force, PointSpringDamper):
         pose = poses[force.body]
         if force.point is None:          # the centre of mass

@@ -14,10 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from lgbench.mbs.codes import F_BODY, F_TYPE, GLOBAL_TORQUE, RAMP_BODY_TORQUE, RAMP_TIME, SE3, TORQUE
+from lgbench.mbs.codes import (
+    BODY_TORQUE, F_BODY, F_TYPE, SE3, TIMED_TORQUE, TORQUE, TORQUE_IN_BODY_FRAME, TORQUE_SCHEDULE,
+)
 from lgbench.mbs.constraints import constraint_matrix
 from lgbench.mbs.invariants import kinetic_energy, potential_energy
-from lgbench.mbs.loads import ramp_factor
+from lgbench.mbs.loads import time_factor
 from lgbench.mbs.pose import body_state
 from lgbench.mbs.system import B_FORM, B_VSTART, S_NC, S_NV
 from lgbench.mbs.system import GROUND as GROUND_INDEX
@@ -136,15 +138,16 @@ def _energy(output: EnergyOutput, system):
 
 
 def _power(system, element: int, body: int):
-    """Power of a torque element: torque . omega in its frame, ramped like the element."""
+    """Power of a torque element: torque . omega (global), times the element's factor of time."""
     kind = int(system.force_int[element, F_TYPE])
     p = system.force_real[element]
+    in_body_frame = kind == BODY_TORQUE or kind == TIMED_TORQUE and p[TORQUE_IN_BODY_FRAME] > 0.0
 
     def evaluate(q, v, lam, t):
         R, _, _, omega = _state(system, body, q, v)
-        ramp = ramp_factor(p[RAMP_TIME], t) if kind == RAMP_BODY_TORQUE else 1.0
-        torque = p[TORQUE:TORQUE + 3] if kind == GLOBAL_TORQUE else R @ p[TORQUE:TORQUE + 3]
-        return [ramp * (torque @ omega)]
+        factor = time_factor(system.force_real, element, TORQUE_SCHEDULE, t) if kind == TIMED_TORQUE else 1.0
+        torque = R @ p[TORQUE:TORQUE + 3] if in_body_frame else p[TORQUE:TORQUE + 3]
+        return [factor * (torque @ omega)]
     return evaluate
 
 

@@ -25,6 +25,8 @@ LABEL = r"^[A-Za-z0-9_][A-Za-z0-9_ .+-]*$"
 MAX_ITEMS = 200
 """Most bodies, joints, force elements or outputs a file may have (the compiled core is dense beyond
 the chain's band: a file is input and bounded like every other field)."""
+MAX_TABLE_POINTS = 2000
+"""Most points of a load's time table (a measured drive torque at 1 ms over 2 s)."""
 
 
 def _scalar(value: Any) -> float | str:
@@ -201,22 +203,52 @@ class Gravity(_Strict):
     bodies: list[Label] | None = None          # default: every body
 
 
-class Torque(_Strict):
-    """A constant torque on a body, in its body frame (a follower torque) or global; a body-frame torque
-    may be ramped linearly from 0 over ``ramp_time``."""
+class TimeTable(_Strict):
+    """A factor of time given by points: ``factor[j]`` at ``time[j]`` (strictly increasing), linear in
+    between, held at the first value before the first time and at the last after the last."""
+
+    time: Annotated[list[Scalar], Field(min_length=2, max_length=MAX_TABLE_POINTS)]
+    factor: Annotated[list[Scalar], Field(min_length=2, max_length=MAX_TABLE_POINTS)]
+
+    @model_validator(mode="after")
+    def _same_length(self) -> TimeTable:
+        if len(self.time) != len(self.factor):
+            raise ValueError(f"time and factor need as many points ({len(self.time)} times, "
+                             f"{len(self.factor)} factors)")
+        return self
+
+
+class _TimedLoad(_Strict):
+    """A load scaled by a factor of time: a linear ramp from 0 over ``ramp_time``, or a ``table``."""
+
+    ramp_time: Scalar | None = None
+    table: TimeTable | None = None
+
+    @model_validator(mode="after")
+    def _one_schedule(self) -> _TimedLoad:
+        if self.ramp_time is not None and self.table is not None:
+            raise ValueError("a load has a ramp_time or a table, not both")
+        return self
+
+    @model_serializer(mode="wrap")
+    def _table_only_if_set(self, handler):
+        """Leave ``table: null`` out of the dump: a file's content (its runs' ids) stays what it was before
+        time tables existed."""
+        data = handler(self)
+        if self.table is None:
+            data.pop("table", None)
+        return data
+
+
+class Torque(_TimedLoad):
+    """A torque on a body, in its body frame (a follower torque) or global; constant, ramped linearly from
+    0 over ``ramp_time``, or scaled by a time ``table``."""
 
     type: Literal["torque"]
     name: Label | None = None
     body: Label
     torque: Vector3
     frame: Literal["body", "global"] = "body"
-    ramp_time: Scalar | None = None
-
-    @model_validator(mode="after")
-    def _ramp_in_body_frame(self) -> Torque:
-        if self.ramp_time is not None and self.frame != "body":
-            raise ValueError("a ramped torque acts in the body frame (frame: body)")
-        return self
 
 
 class PointSpringDamper(_Strict):
@@ -257,10 +289,10 @@ class SpringDamper(_Strict):
         return self
 
 
-class PointForce(_Strict):
+class PointForce(_TimedLoad):
     """A force on a body at ``point`` (global at the initial configuration; default its centre of mass),
     global or, with ``frame: body``, fixed in the body frame (a follower force); optionally ramped
-    linearly from 0 over ``ramp_time``."""
+    linearly from 0 over ``ramp_time`` or scaled by a time ``table``."""
 
     type: Literal["force"]
     name: Label | None = None
@@ -268,7 +300,6 @@ class PointForce(_Strict):
     force: Vector3
     frame: Literal["global", "body"] = "global"
     point: Vector3 | None = None
-    ramp_time: Scalar | None = None
 
 
 class ConstantSetpoint(_Strict):
@@ -400,12 +431,22 @@ class Mechanism(_Strict):
     name: Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_]*$", max_length=60)]
     description: str = ""
     formulations: Annotated[list[Literal["RV", "Rxyz", "EP", "SE3"]], Field(min_length=1)] = ["RV", "Rxyz", "EP"]
+    constraint_form: Literal["global", "body"] = "global"
     parameters: dict[Annotated[str, Field(pattern=IDENTIFIER, max_length=60)], ParameterValue] = {}
     bodies: list[Body] = Field(min_length=1, max_length=MAX_ITEMS)
     joints: list[Joint] = Field([], max_length=MAX_ITEMS)
     forces: list[Force] = Field([], max_length=MAX_ITEMS)
     initial_state: InitialState = InitialState()
     outputs: list[Output] = Field(min_length=1, max_length=MAX_ITEMS)
+
+    @model_serializer(mode="wrap")
+    def _constraint_form_only_if_set(self, handler):
+        """Leave ``constraint_form: global`` out of the dump: a file's content (its runs' ids) stays what it
+        was before the field existed."""
+        data = handler(self)
+        if self.constraint_form == "global":
+            data.pop("constraint_form", None)
+        return data
 
 
 def joint_name(mechanism: Mechanism, index: int) -> str:
@@ -530,7 +571,7 @@ def _vector_field(field: str, mechanism: Mechanism) -> bool:
         return isinstance(mechanism.forces[index], PointSpringDamper)
     return parts[-1] in VECTOR_FIELDS or parts[-1] == "acceleration" and len(parts) == 2
 TEXT_FIELDS = {"name", "description", "type", "kind", "frame", "body", "body1", "body2", "joint", "force",
-               "components", "part", "angular_velocity_frame"}
+               "components", "part", "angular_velocity_frame", "constraint_form"}
 
 
 def _values(data: Any, prefix: str):

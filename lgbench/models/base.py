@@ -7,7 +7,7 @@ from typing import Any, Callable
 import numpy as np
 
 from lgbench.exceptions import InputError
-from lgbench.mbs.system import SystemArrays
+from lgbench.mbs.system import CONSTRAINT_FORMS, SystemArrays
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,15 @@ class Model:
             raise InputError(f"model '{self.name}' has no formulation '{formulation}'",
                              field="formulation", allowed=self.formulations)
         return self.builder(formulation, self.parameters(overrides))
+
+
+def constraint_form(params: dict) -> str:
+    """The model parameter ``constraint_form``, one of ``CONSTRAINT_FORMS`` (``SystemBuilder``): the joints'
+    point rows in global components or in body 1's frame (paper 002)."""
+    form = params["constraint_form"]
+    if form not in CONSTRAINT_FORMS:
+        raise InputError(f"invalid value {form!r}", field="params.constraint_form", allowed=list(CONSTRAINT_FORMS))
+    return form
 
 
 def positive_scalar(params: dict, key: str) -> float:

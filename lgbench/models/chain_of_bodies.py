@@ -13,7 +13,8 @@ angular velocity omega0 (global = body frame, R = I) about the ground point, so 
 satisfies every velocity constraint exactly. With the default omega0 = [5, 0, 2] rad/s the links
 spin about their axes and swing about z while gravity pulls them down: a fully 3-D motion.
 
-Outputs: tip position (link N-1's tip point), total energy, and the largest joint-point gap
+Parameter ``constraint_form``: the joints' point rows in global components or in body 1's frame
+(``SystemBuilder``). Outputs: tip position (link N-1's tip point), total energy, and the largest joint-point gap
 max_k |p_k - p'_k| (position-constraint residual of the spherical joints).
 """
 from __future__ import annotations
@@ -27,7 +28,7 @@ from lgbench.mbs.coordinates import free_body_coordinates
 from lgbench.mbs.invariants import kinetic_energy, potential_energy
 from lgbench.mbs.pose import body_point_motion
 from lgbench.mbs.system import SystemBuilder
-from lgbench.models.base import BuiltModel, Model, positive_scalar, vector3
+from lgbench.models.base import BuiltModel, Model, constraint_form, positive_scalar, vector3
 
 DEFAULTS = {
     "n_bodies": 4,
@@ -36,6 +37,7 @@ DEFAULTS = {
     "width": 0.05,
     "gravity": [0.0, 0.0, -9.81],
     "omega0": [5.0, 0.0, 2.0],
+    "constraint_form": "global",
 }
 OUTPUTS = ("tip_x", "tip_y", "tip_z", "energy", "joint_gap")
 
@@ -69,7 +71,7 @@ def build(formulation: str, params: dict) -> BuiltModel:
     omega0 = vector3(params, "omega0")
     inertia = m / 12.0 * np.array([2.0 * width ** 2, length ** 2 + width ** 2, length ** 2 + width ** 2])
     base = np.array([-0.5 * length, 0.0, 0.0])
-    builder = SystemBuilder()
+    builder = SystemBuilder(constraint_form(params))
     q_blocks, v_blocks = [], []
     for k in range(int(n)):
         body = builder.add_body(FREE, formulation, m, inertia, name=f"link {k}")

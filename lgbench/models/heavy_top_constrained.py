@@ -17,20 +17,18 @@ from __future__ import annotations
 import numpy as np
 
 from lgbench._compiled import kernel
-from lgbench.exceptions import InputError
 from lgbench.lie.so3 import exp_so3
 from lgbench.mbs.codes import BODY_FRAME_POINT, FREE, GRAVITY
 from lgbench.mbs.dense import mat3_vec
 from lgbench.mbs.pose import body_pose
 from lgbench.mbs.system import J_TYPE, SystemBuilder
-from lgbench.models.base import BuiltModel, Model, positive_scalar, vector3
+from lgbench.models.base import BuiltModel, Model, constraint_form, positive_scalar, vector3
 from lgbench.models.heavy_top import DEFAULTS, initial_rotation_state, top_outputs
 
 ROTATION = ("R11", "R12", "R13", "R21", "R22", "R23", "R31", "R32", "R33")
 BODY_VELOCITY = ("U_x", "U_y", "U_z")   # U = R^T x', SE(3)'s velocity coordinate (paper 002 Fig. 4 right)
 OUTPUTS = ("com_x", "com_y", "com_z", "vcom_x", "vcom_y", "vcom_z", "omega_x", "omega_y", "omega_z",
            "energy", "angular_momentum_z", "lambda_x", "lambda_y", "lambda_z") + ROTATION + BODY_VELOCITY
-CONSTRAINT_FORMS = ("global", "body")
 
 
 @kernel
@@ -61,10 +59,7 @@ def build(formulation: str, params: dict) -> BuiltModel:
     builder = SystemBuilder()
     body = builder.add_body(FREE, formulation, m, inertia, name="top")
     builder.add_force(GRAVITY, body, vector3(params, "gravity"))
-    form = params["constraint_form"]
-    if form not in CONSTRAINT_FORMS:
-        raise InputError(f"invalid value {form!r}", field="params.constraint_form", allowed=list(CONSTRAINT_FORMS))
-    if form == "body":
+    if constraint_form(params) == "body":
         builder.add_spherical_joint_body_frame(body, -com)
     else:
         builder.add_spherical_joint(body, -com)

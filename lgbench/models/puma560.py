@@ -32,6 +32,8 @@ Sources of every number (``DEFAULTS``):
   [-8.3776, 2.6180, -20.9440, 6.2832, 4.7124, 3.1416] rad/s^2, which contradicts Table 9 for joints
   2, 3 and 5. lgbench follows Table 9 (the accelerations the paper says it used); override
   ``acceleration`` to study the other reading.
+- Parameter ``constraint_form`` (absolute coordinates): the revolute joints' point rows in global
+  components or in the link's frame (``SystemBuilder``).
 """
 from __future__ import annotations
 
@@ -52,7 +54,7 @@ from lgbench.mbs.invariants import kinetic_energy, potential_energy
 from lgbench.mbs.loads import joint_angle, setpoint
 from lgbench.mbs.pose import body_pose
 from lgbench.mbs.system import GROUND, SystemBuilder
-from lgbench.models.base import BuiltModel, Model, positive_scalar, vector3
+from lgbench.models.base import BuiltModel, Model, constraint_form, positive_scalar, vector3
 
 N_JOINTS = 6
 PHI_GOAL_EQ45_DEG = (-120.0, 60.0, -200.0, 90.0, 90.0, 45.0)   # paper 000 eq. (45), right-hand vector
@@ -80,6 +82,7 @@ DEFAULTS = {
     "phi_init_deg": [0.0, 22.5, 90.0, 0.0, 22.5, 0.0],
     "acceleration": [4.0 * math.radians(x) for x in PHI_GOAL_EQ45_DEG],
     "t_switch": 0.5,
+    "constraint_form": "global",   # absolute coordinates only (SystemBuilder)
 }
 
 PHI = tuple(f"phi_{k}" for k in range(1, N_JOINTS + 1))
@@ -208,7 +211,7 @@ def build_absolute(formulation: str, params: dict, links: list[ChainLink], gravi
     frames = link_frames(links, theta0)
     kp, kd = _six(params, "kp", nonnegative=True), _six(params, "kd", nonnegative=True)
     acceleration, t_switch = _six(params, "acceleration"), positive_scalar(params, "t_switch")
-    builder = SystemBuilder()
+    builder = SystemBuilder(constraint_form(params))
     bodies, centres = [], []
     for i, (mass, com, inertia) in enumerate(link_inertial(links)):
         if mass <= 0.0:

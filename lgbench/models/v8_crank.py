@@ -17,7 +17,8 @@ profile. lgbench's choices, typical of a 4-5 litre passenger-car V8 (all SI unit
 Joints (non-redundant): crankshaft revolute to ground (5 rows); per conrod a spherical joint at the
 big end (3) and a universal joint at the piston pin (4: pin axis x in the piston, rod-fixed axis
 normal to the rod and to x); per piston a prismatic joint to ground along its cylinder (5). With EP:
-17 x 7 = 119 coordinates, 17 norm + 101 joint = 118 constraints, one degree of freedom.
+17 x 7 = 119 coordinates, 17 norm + 101 joint = 118 constraints, one degree of freedom. Parameter
+``constraint_form``: the point rows in global components or in body 1's frame (``SystemBuilder``).
 Positions are computed from the crank angle (closed form), velocities projected with the crank
 speed kept. Outputs: crank angle (about x, wrapped), crank rate, the 8 piston strokes (distance of
 the piston pin from the crank axis along its cylinder), energy, drive power (its time integral is
@@ -29,13 +30,13 @@ import numpy as np
 
 from lgbench._compiled import kernel
 from lgbench.mbs.assembly import assemble_positions, project_velocities
-from lgbench.mbs.codes import FREE, GRAVITY, RAMP_BODY_TORQUE, RAMP_TIME, TORQUE
+from lgbench.mbs.codes import FREE, GRAVITY, SCHEDULE_RAMP_TIME, TORQUE, TORQUE_SCHEDULE
 from lgbench.mbs.coordinates import free_body_coordinates
 from lgbench.mbs.invariants import kinetic_energy, potential_energy
 from lgbench.mbs.loads import ramp_factor
 from lgbench.mbs.pose import body_pose, body_state
 from lgbench.mbs.system import B_NV, B_VSTART, GROUND, SystemBuilder
-from lgbench.models.base import BuiltModel, Model, positive_scalar, vector3
+from lgbench.models.base import BuiltModel, Model, constraint_form, positive_scalar, vector3
 
 DEFAULTS = {
     "crank_radius": 0.043,
@@ -53,6 +54,7 @@ DEFAULTS = {
     "initial_speed": 100.0,
     "torque": 200.0,
     "torque_ramp": 0.05,
+    "constraint_form": "global",
 }
 
 PIN_ANGLES = np.radians([0.0, 90.0, 270.0, 180.0])   # cross-plane crankshaft
@@ -101,7 +103,7 @@ def v8_outputs(sys, q, v, lam, t):
         out[2 + k] = side * np.sin(np.pi / 4) * x[1] + np.cos(np.pi / 4) * x[2]
     out[10] = kinetic_energy(sys, q, v) + potential_energy(sys, q, v)
     p = sys.force_real[DRIVE_FORCE]
-    out[11] = ramp_factor(p[RAMP_TIME], t) * (p[TORQUE:TORQUE + 3] @ omega)     # power of the drive torque (body frame)
+    out[11] = ramp_factor(p[TORQUE_SCHEDULE + SCHEDULE_RAMP_TIME], t) * (p[TORQUE:TORQUE + 3] @ omega)     # power of the drive torque (body frame)
     return out
 
 
@@ -112,7 +114,7 @@ def build(formulation: str, params: dict) -> BuiltModel:
     layout = cylinder_layout(params)
     spacing = float(params["pin_spacing"])
     crank_com = np.array([1.5 * spacing, 0.0, 0.0])
-    builder = SystemBuilder()
+    builder = SystemBuilder(constraint_form(params))
     crank = builder.add_body(FREE, formulation, positive_scalar(params, "crankshaft_mass"),
                              vector3(params, "crankshaft_inertia"), name="crankshaft")
     rods = [builder.add_body(FREE, formulation, positive_scalar(params, "rod_mass"),
@@ -122,7 +124,7 @@ def build(formulation: str, params: dict) -> BuiltModel:
     for body in [crank] + rods + pistons:
         builder.add_force(GRAVITY, body, gravity)
     torque = float(params["torque"])
-    builder.add_force(RAMP_BODY_TORQUE, crank, [torque, 0.0, 0.0, float(params["torque_ramp"])])
+    builder.add_timed_torque(crank, [torque, 0.0, 0.0], body_frame=True, ramp_time=float(params["torque_ramp"]))
     builder.add_revolute_joint(crank, -crank_com, [1.0, 0.0, 0.0], GROUND, [0.0, 0.0, 0.0], [1.0, 0.0, 0.0])
     poses = []
     for k, (big_end, axis, x) in enumerate(layout):

@@ -2,21 +2,21 @@
 
 A run is integrated with output samples (as ``run_single`` does, untimed use) and every body's pose at
 every sample is read from its coordinates: centre of mass, rotation matrix, and the global positions of
-the points its joints hold (the points of the COINCIDENT, POINT_ON_LINE, DISTANCE and BODY_FRAME_POINT
-primitives, lgbench/mbs/constraints.py). The drawing sees only these arrays.
+the points its joints hold (the points of the ``POINT_PRIMITIVES``, lgbench/mbs/constraints.py). The
+drawing sees only these arrays.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from lgbench.exceptions import InputError
-from lgbench.mbs.codes import BODY_FRAME_POINT, COINCIDENT, DISTANCE, POINT_ON_LINE, Status
+from lgbench.mbs.codes import BODY_FRAME_COINCIDENT, BODY_FRAME_POINT, COINCIDENT, DISTANCE, POINT_ON_LINE, Status
 from lgbench.mbs.pose import body_pose
 from lgbench.mbs.system import GROUND, J_BODY1, J_BODY2, J_FIRST, J_SECOND, J_TYPE
 from lgbench.runner.single_run import RunSpec, build_run, engine_errors, sample_times
 from lgbench.store.motion import Motion
 
-POINT_PRIMITIVES = (COINCIDENT, POINT_ON_LINE, DISTANCE, BODY_FRAME_POINT)
+POINT_PRIMITIVES = (COINCIDENT, POINT_ON_LINE, DISTANCE, BODY_FRAME_POINT, BODY_FRAME_COINCIDENT)
 
 
 def motion_of(spec: RunSpec, frames: int) -> Motion:
