@@ -18,7 +18,9 @@ import numpy as np
 
 from lgbench._compiled import kernel
 from lgbench.mbs.banded import BODY_BLOCK
-from lgbench.mbs.codes import BODY_FRAME_COINCIDENT, BODY_FRAME_POINT, COINCIDENT, DISTANCE, PERPENDICULAR, POINT_ON_LINE
+from lgbench.mbs.codes import (
+    BODY_FRAME_COINCIDENT, BODY_FRAME_POINT, COINCIDENT, DISTANCE, PERPENDICULAR, POINT_ON_LINE,
+)
 from lgbench.mbs.constraints import (
     _body_rotation, _cross3, _joint_vector, _rotate, _rotate_back, body_vector, projected_rows, projection_axis,
 )

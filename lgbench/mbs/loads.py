@@ -3,9 +3,9 @@
 ``elementary_loads`` evaluates gravity, constant torques and point spring-dampers (the hot path of
 every integrator, also on the cached rotations of ``rigid_stage_coordinates``); ``other_load`` the
 rest: PD joint controllers with their set-point trajectories, timed torques (ramped or by a time
-table, ``time_factor``), the EP norm-rate torque of paper 004 eq. 9, spring-dampers along the line between two bodies' points, point forces,
-the manufactured loads of paper 003. All but the manufactured loads (a
-function of time only) allocate nothing. Parameters are read by the column names of
+table, ``time_factor``), the EP norm-rate torque of paper 004 eq. 9, spring-dampers along the line
+between two bodies' points, point forces, the manufactured loads of paper 003. All but the
+manufactured loads (a function of time only) allocate nothing. Parameters are read by the column names of
 lgbench/mbs/codes.py.
 """
 import math

@@ -103,7 +103,8 @@ def v8_outputs(sys, q, v, lam, t):
         out[2 + k] = side * np.sin(np.pi / 4) * x[1] + np.cos(np.pi / 4) * x[2]
     out[10] = kinetic_energy(sys, q, v) + potential_energy(sys, q, v)
     p = sys.force_real[DRIVE_FORCE]
-    out[11] = ramp_factor(p[TORQUE_SCHEDULE + SCHEDULE_RAMP_TIME], t) * (p[TORQUE:TORQUE + 3] @ omega)     # power of the drive torque (body frame)
+    # power of the drive torque (body frame)
+    out[11] = ramp_factor(p[TORQUE_SCHEDULE + SCHEDULE_RAMP_TIME], t) * (p[TORQUE:TORQUE + 3] @ omega)
     return out
 
 
