@@ -186,6 +186,8 @@ def test_study_holds_a_mechanism_inline(tmp_path):
     assert [run_id(spec) for spec in expand(inline)] == [run_id(spec) for spec in expand(study)]
 
 
+TABLED = {"type": "torque", "body": "upper rod", "torque": [0, 0, 1]}
+"""A torque element to give a bad time table (appended to the double pendulum's forces)."""
 BAD = [
     ({"bodies": [{"name": "a", "mass": 1.0}]}, ["bodies[0].inertia", "required field is missing"]),
     ({"bodies[0].mass": "heavy"}, ["bodies[0].mass", "'heavy' is not a scalar parameter", "allowed:"]),
@@ -211,9 +213,6 @@ BAD = [
     ({"name": "slider_crank"}, ["field 'name'", "built-in model"]),
     ({"parameters.theta1": [1, 2]}, ["a vector parameter has 3 numbers"]),
     ({"forces[0].acceleration": [0, 0, "-g / 0"]}, ["forces[0].acceleration[2]", "cannot be evaluated"]),
-]
-TABLED = {"type": "torque", "body": "upper rod", "torque": [0, 0, 1]}
-BAD += [
     ({"forces+": {**TABLED, "table": {"time": [0, 0.2, 0.2], "factor": [0, 1, 2]}}},
      ["forces[1].table.time", "must increase strictly: time[2] = 0.2 follows 0.2"]),
     ({"forces+": {**TABLED, "table": {"time": [0, 1], "factor": [0, 1, 2]}}},
@@ -223,6 +222,7 @@ BAD += [
     ({"forces+": {**TABLED, "table": {"time": [0, "1 / 0"], "factor": [0, 1]}}},
      ["forces[1].table.time[1]", "cannot be evaluated"]),
     ({"forces+": {**TABLED, "ramp_time": -1}}, ["forces[1].ramp_time", "non-negative"]),
+    ({"constraint_form": "local"}, ["field 'constraint_form'", "global", "body"]),
 ]
 
 
