@@ -15,9 +15,11 @@ primitives, from which every joint is built (``SystemBuilder.add_*_joint``):
   Lemma 3.5);
 - DISTANCE (1 row): (|p1 - p2|^2 - L^2)/2 = 0 (paper 002 Example 3.2), B = d^T (J_1 - J_2) with d = p1 - p2;
 - BODY_FRAME_COINCIDENT (3 rows): R1^T (p2 - p1) = 0, the spherical joint between two bodies written in
-  body 1's frame (paper 002's form, eq. 21c between bodies): the rows of POINT_ON_LINE along body 1's
-  three axes. B depends on the relative rotation R1^T R2 only, and for SE3 nodes it is constant on the
-  constraint manifold when body 2 is ground (Lemma 3.5; global form when body 1 is ground).
+  body 1's frame (paper 002's form, eq. 21c between bodies). Phi and body 1's part of B are those of
+  BODY_FRAME_POINT with body 2's point p2 as the ground point, body 2's part is R1^T J_p2; the curvature
+  term and Z take them as the rows of POINT_ON_LINE along body 1's three axes. B depends on the relative
+  rotation R1^T R2 only, and for SE3 nodes it is constant on the constraint manifold when body 2 is
+  ground (Lemma 3.5; global form when body 1 is ground).
 
 SE3 nodes move their reference point with x' = R U and x'' = R U' + R (omega x U).
 
@@ -256,6 +258,24 @@ def _add_point_jacobian(body_int, i, q, b, sign, row, C, col0):
 
 
 @kernel
+def _add_point_jacobian_along(body_int, i, q, b, sign, row, C, col0, A):
+    """C[row:row+3, body i] += sign * A^T J of the body point b, A a rotation as a row-major 9-tuple: the rows
+    of ``_add_projected_row`` along A's columns (BODY_FRAME_COINCIDENT's R1^T J_p2), R and W evaluated once."""
+    if i == GROUND:
+        return
+    form = body_int[i, B_FORM]
+    qr, vr = rotation_start(body_int, i)
+    R = rotation_entries(form, q, qr)
+    W = rate_map_entries(form, q, qr)
+    free = body_int[i, B_KIND] == FREE
+    for k in range(3):
+        n = (A[k], A[3 + k], A[6 + k])
+        u = (R[0] * n[0] + R[3] * n[1] + R[6] * n[2], R[1] * n[0] + R[4] * n[1] + R[7] * n[2],
+             R[2] * n[0] + R[5] * n[1] + R[8] * n[2])
+        _add_projected_row(form, free, vr + col0 - body_int[i, B_VSTART], u, n, W, b, True, sign, row + k, C, col0)
+
+
+@kernel
 def _reference_in_body_frame(body_int, i, q, g):
     """c = R_i^T (x_i - g): the reference point of body i relative to the ground point g, body frame, as
     a tuple."""
@@ -307,12 +327,19 @@ def constraint_rows(body_int, joint_int, joint_real, q, phi):
         elif kind == PERPENDICULAR:
             phi[row] = _dot3(body_vector(body_int, b1, q, _joint_vector(p, 0)),
                              body_vector(body_int, b2, q, _joint_vector(p, 3)))
-        elif kind == POINT_ON_LINE or kind == BODY_FRAME_COINCIDENT:
+        elif kind == POINT_ON_LINE:
             p1 = body_point(body_int, b1, q, _joint_vector(p, 0))
             p2 = body_point(body_int, b2, q, _joint_vector(p, 3))
             d = (p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2])
-            for k in range(projected_rows(kind)):
-                phi[row + k] = _dot3(d, body_vector(body_int, b1, q, projection_axis(p, kind, k)))
+            for k in range(2):
+                phi[row + k] = _dot3(d, body_vector(body_int, b1, q, _joint_vector(p, 6 + 3 * k)))
+        elif kind == BODY_FRAME_COINCIDENT:
+            # R1^T (p2 - x1) - b1: BODY_FRAME_POINT's rows with body 2's point as the ground point
+            p2 = body_point(body_int, b2, q, _joint_vector(p, 3))
+            c = (p[0] - p2[0], p[1] - p2[1], p[2] - p2[2]) if b1 == GROUND else \
+                _reference_in_body_frame(body_int, b1, q, p2)
+            for k in range(3):
+                phi[row + k] = -c[k] - (0.0 if b1 == GROUND else p[k])
         elif kind == BODY_FRAME_POINT:
             c = _reference_in_body_frame(body_int, b1, q, _joint_vector(p, 3))
             for k in range(3):
@@ -401,12 +428,19 @@ def constraint_jacobian(body_int, joint_int, joint_real, q, C1, C2, dense):
             n2 = body_vector(body_int, b2, q, a2)
             _add_projected_jacobian(body_int, b1, q, a1, n2, False, 1.0, row, C1, o1)
             _add_projected_jacobian(body_int, b2, q, a2, n1, False, 1.0, row, C2, o2)
-        elif kind == POINT_ON_LINE or kind == BODY_FRAME_COINCIDENT:
+        elif kind == BODY_FRAME_COINCIDENT:
+            if b1 == GROUND:
+                _add_point_jacobian(body_int, b2, q, a2, 1.0, row, C2, o2)
+            else:
+                _add_body_frame_point_jacobian(body_int, b1, q, body_point(body_int, b2, q, a2), row, C1, o1)
+                _add_point_jacobian_along(body_int, b2, q, a2, 1.0, row, C2, o2,
+                                          rotation_entries(body_int[b1, B_FORM], q, rotation_start(body_int, b1)[0]))
+        elif kind == POINT_ON_LINE:
             p1 = body_point(body_int, b1, q, a1)
             p2 = body_point(body_int, b2, q, a2)
             d = (p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2])
-            for k in range(projected_rows(kind)):
-                t = projection_axis(p, kind, k)
+            for k in range(2):
+                t = _joint_vector(p, 6 + 3 * k)
                 n = body_vector(body_int, b1, q, t)
                 _add_projected_jacobian(body_int, b2, q, a2, n, True, 1.0, row + k, C2, o2)
                 _add_projected_jacobian(body_int, b1, q, a1, n, True, -1.0, row + k, C1, o1)
