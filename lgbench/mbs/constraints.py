@@ -44,7 +44,7 @@ from lgbench.mbs.pose import (
     velocity_map_rate,
 )
 from lgbench.mbs.system import (
-    B_CROW, B_FORM, B_KIND, B_QSTART, B_VSTART, GROUND, J_BODY1, J_BODY2, J_LENGTH, J_NROWS, J_ROW, J_TYPE, S_NC,
+    B_CROW, B_FORM, B_KIND, B_NV, B_QSTART, B_VSTART, GROUND, J_BODY1, J_BODY2, J_LENGTH, J_NROWS, J_ROW, J_TYPE, S_NC,
 )
 
 
@@ -257,22 +257,14 @@ def _add_point_jacobian(body_int, i, q, b, sign, row, C, col0):
                            e, W, b, True, sign, row + k, C, col0)
 
 
-@kernel
-def _add_point_jacobian_along(body_int, i, q, b, sign, row, C, col0, A):
-    """C[row:row+3, body i] += sign * A^T J of the body point b, A a rotation as a row-major 9-tuple: the rows
-    of ``_add_projected_row`` along A's columns (BODY_FRAME_COINCIDENT's R1^T J_p2), R and W evaluated once."""
-    if i == GROUND:
-        return
-    form = body_int[i, B_FORM]
-    qr, vr = rotation_start(body_int, i)
-    R = rotation_entries(form, q, qr)
-    W = rate_map_entries(form, q, qr)
-    free = body_int[i, B_KIND] == FREE
-    for k in range(3):
-        n = (A[k], A[3 + k], A[6 + k])
-        u = (R[0] * n[0] + R[3] * n[1] + R[6] * n[2], R[1] * n[0] + R[4] * n[1] + R[7] * n[2],
-             R[2] * n[0] + R[5] * n[1] + R[8] * n[2])
-        _add_projected_row(form, free, vr + col0 - body_int[i, B_VSTART], u, n, W, b, True, sign, row + k, C, col0)
+@njit(inline="always")
+def _rotate_rows_back(R, row, C, col0, n):
+    """C[row:row+3, col0:col0+n] = R^T C[row:row+3, col0:col0+n] (R a row-major 9-tuple)."""
+    for c in range(col0, col0 + n):
+        a0, a1, a2 = C[row, c], C[row + 1, c], C[row + 2, c]
+        C[row, c] = R[0] * a0 + R[3] * a1 + R[6] * a2
+        C[row + 1, c] = R[1] * a0 + R[4] * a1 + R[7] * a2
+        C[row + 2, c] = R[2] * a0 + R[5] * a1 + R[8] * a2
 
 
 @kernel
@@ -433,8 +425,10 @@ def constraint_jacobian(body_int, joint_int, joint_real, q, C1, C2, dense):
                 _add_point_jacobian(body_int, b2, q, a2, 1.0, row, C2, o2)
             else:
                 _add_body_frame_point_jacobian(body_int, b1, q, body_point(body_int, b2, q, a2), row, C1, o1)
-                _add_point_jacobian_along(body_int, b2, q, a2, 1.0, row, C2, o2,
-                                          rotation_entries(body_int[b1, B_FORM], q, rotation_start(body_int, b1)[0]))
+                if b2 != GROUND:     # R1^T J_p2: body 2's point rows turned into body 1's frame
+                    _add_point_jacobian(body_int, b2, q, a2, 1.0, row, C2, o2)
+                    _rotate_rows_back(rotation_entries(body_int[b1, B_FORM], q, rotation_start(body_int, b1)[0]),
+                                      row, C2, o2, body_int[b2, B_NV])
         elif kind == POINT_ON_LINE:
             p1 = body_point(body_int, b1, q, a1)
             p2 = body_point(body_int, b2, q, a2)
