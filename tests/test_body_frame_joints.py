@@ -58,6 +58,19 @@ def test_se3_joint_to_ground_in_the_body_frame_has_a_constant_b_on_the_manifold_
             np.testing.assert_allclose(B[rows, 0:6], -exp_so3(built.q0[3:6]) @ expected, atol=1e-14)
 
 
+@pytest.mark.parametrize("formulation", ["RV", "SE3", "EP"])
+def test_the_joint_force_is_the_same_global_force_in_either_form(formulation):
+    """lambda of the body form is body 1's frame force; the ``joint_force`` output (-B^T lambda on body 1,
+    global) is the socket's force on the rod in both forms, to the Newton tolerance on lambda."""
+    runs = [run_single(RunSpec("sprung_pendulum", formulation, "generalized-alpha", 1e-3, 0.1,
+                               **_sprung_pendulum(form))) for form in ("global", "body")]
+    assert [run.status for run in runs] == ["ok", "ok"], [run.message for run in runs]
+    for axis in "xyz":
+        name = f"socket_force_{axis}"
+        assert runs[1].final_outputs[name] == pytest.approx(runs[0].final_outputs[name], abs=1e-4), name
+    assert abs(runs[0].final_outputs["socket_force_z"]) > 1.0
+
+
 def test_modified_newton_keeps_its_matrix_on_se3_with_body_frame_joints_to_ground():
     """Paper 002 Sect. 3.5 (after Brüls et al. 2011): constant M and B need very few Jacobian updates. The
     sprung pendulum on SE3 nodes, modified Newton, h = 1e-3 over 0.1 s: one iteration matrix for the whole

@@ -87,7 +87,8 @@ def joint_force(system, frame: JointFrame, q: np.ndarray, lam: np.ndarray) -> np
     """Resultant force of the joint on body1, global: -B^T lambda over the joint's rows and body1's
     translational velocity coordinates (M v' = g - B^T lambda; an SE3 node's are in its body frame, turned
     by R); with body1 ground, minus the force on body2. Rows that hold no point (relative rotations) add
-    nothing; for the three point rows of a spherical, revolute or universal joint it is -lambda."""
+    nothing; for the three point rows of a spherical, revolute or universal joint it is -lambda in the global
+    form and -R1 lambda in the body form (``constraint_form: body``, lambda in body 1's frame)."""
     nc, nv = int(system.sizes[S_NC]), int(system.sizes[S_NV])
     B = np.zeros((nc, nv))
     constraint_matrix(system, q, B)
