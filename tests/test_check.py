@@ -121,6 +121,62 @@ def test_each_expectation_kind_passes_and_fails_on_a_hand_made_result(tmp_path, 
     assert result.passed is passes, result
 
 
+ALPHAS = {"a30": -0.3, "a20": -0.2, "a10": -0.1, "a05": -0.05}
+
+
+def _alpha_sweep(tmp_path, expectation):
+    """A study of four labelled variants whose error at h = 1e-4 is 0.01 - 0.065 alpha - 0.116 alpha^2
+    (the shape of the V8's e_omega, paper 004 Fig. 10) and twice that at h = 2e-4."""
+    data = {**STUDY, "integrators": [{"name": "RK44", "label": label} for label in ALPHAS],
+            "expectations": [expectation]}
+    path = tmp_path / "sweep.yaml"
+    path.write_text(yaml.safe_dump(data))
+    runs, errors = [], []
+    for label, alpha in ALPHAS.items():
+        for h in (2e-4, 1e-4):
+            run_id = f"{label}-{h}"
+            runs.append({"run_id": run_id, "model": "heavy_top", "formulation": "RV", "integrator": "RK44",
+                         "variant": label, "h": h, "t_end": 0.2, "status": "ok", "message": "", "steps": 1})
+            errors.append({"run_id": run_id, "quantity": "com", "measure": "norm_at_t_end",
+                           "value": h / 1e-4 * (0.01 - 0.065 * alpha - 0.116 * alpha ** 2)})
+    return load_study(path), pd.DataFrame(runs), pd.DataFrame(errors)
+
+
+@pytest.mark.parametrize("fit, passes", [
+    ({"powers": [0, 1, 2], "max_residual": 1e-9}, True),
+    ({"powers": [0, 1, 2], "coefficients": {0: [0.0099, 0.0101], 1: [-0.066, -0.064], 2: [-0.117, -0.115]}}, True),
+    ({"powers": [0, 1, 2], "h": 2e-4, "coefficients": {0: [0.0099, 0.0101]}}, False),    # twice as large there
+    ({"powers": [2], "min_residual": 0.3}, True),         # no alpha^2 law
+    ({"powers": [2], "max_residual": 0.1}, False),
+    ({"powers": [0, 2], "max_residual": 0.01}, False),     # nor alpha^2 over a constant
+    ({"powers": [0, 1, 2], "max_residual": 1e-9, "h": 5e-5}, False),     # no runs at that h
+])
+def test_parameter_fit_separates_the_parts_of_an_error_that_depend_on_a_method_parameter(tmp_path, fit, passes):
+    expectation = {"kind": "parameter_fit", "h": 1e-4, "methods": {f"RV-RK44.{k}": a for k, a in ALPHAS.items()},
+                   **fit}
+    study, runs, errors = _alpha_sweep(tmp_path, expectation)
+    (result,) = check(study, runs, errors)
+    assert result.passed is passes, result
+    if "h" not in fit:
+        assert "c" in result.observed and "residual" in result.observed
+
+
+@pytest.mark.parametrize("fit, message", [
+    ({"powers": [0, 1, 2, 3]}, "need more than 4 methods"),
+    ({"powers": [1, 1], "max_residual": 0.1}, "each power of the parameter once"),
+    ({"powers": [0, 1]}, "needs max_residual, min_residual or coefficients"),
+    ({"powers": [0, 1], "coefficients": {2: [0, 1]}}, "powers [2] that are not in powers"),
+    ({"powers": [0, 1], "coefficients": {1: [1, 0]}}, "min 1 is above max 0"),
+])
+def test_an_ill_posed_parameter_fit_is_refused_at_load_time(tmp_path, fit, message):
+    from lgbench.exceptions import InputError
+    expectation = {"kind": "parameter_fit", "h": 1e-4, "methods": {f"RV-RK44.{k}": a for k, a in ALPHAS.items()},
+                   **fit}
+    with pytest.raises(InputError) as error:
+        _alpha_sweep(tmp_path, expectation)
+    assert message in str(error.value)
+
+
 def test_expectation_naming_an_unknown_method_is_rejected_at_load_time(tmp_path):
     from lgbench.exceptions import InputError
     with pytest.raises(InputError) as error:

@@ -17,6 +17,10 @@ Kinds:
   [min, max]: read off the two work-precision curves at one error (``at_error``), or their geometric
   mean over the common h of a grid ("on average faster"); the form of paper 000's CPU-time findings
   (Figs. 4, 5, 8, 12, 13, 17, 21).
+- ``parameter_fit``: an error at one h as a polynomial in a method parameter, fitted by least squares
+  over methods that differ only in that parameter (paper 004 Fig. 10: e_omega against HHT's alpha); the
+  fit's largest residual, relative to the largest error, within [min_residual, max_residual], and each
+  bounded coefficient within its bounds. A law that does not hold shows as a ``min_residual`` that passes.
 """
 from __future__ import annotations
 
@@ -24,6 +28,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Annotated, Literal, Union
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, model_validator
 
 from lgbench.analysis.convergence import ROUND_OFF_FLOOR, error_table, fit_order, method_label, with_variants
@@ -114,8 +119,37 @@ class CostRatioExpectation(_Expectation):
         return self
 
 
+class ParameterFitExpectation(_Expectation):
+    kind: Literal["parameter_fit"]
+    methods: dict[str, float]            # method -> its value of the parameter
+    h: PositiveFloat
+    powers: list[Annotated[int, Field(ge=0, le=8)]]       # of the parameter, one coefficient each
+    quantity: str | None = None          # default: the study's first error quantity
+    max_residual: PositiveFloat | None = None
+    min_residual: PositiveFloat | None = None
+    coefficients: dict[int, tuple[float, float]] = {}    # power -> [min, max] of its coefficient
+
+    @model_validator(mode="after")
+    def _well_posed(self):
+        if not self.powers or len(set(self.powers)) != len(self.powers):
+            raise ValueError("powers must name each power of the parameter once")
+        if len(self.methods) <= len(self.powers):
+            raise ValueError(f"{len(self.powers)} powers need more than {len(self.powers)} methods, so that "
+                             "the residual says something")
+        if self.max_residual is None and self.min_residual is None and not self.coefficients:
+            raise ValueError("a parameter_fit expectation needs max_residual, min_residual or coefficients")
+        unknown = sorted(set(self.coefficients) - set(self.powers))
+        if unknown:
+            raise ValueError(f"coefficients of powers {unknown} that are not in powers")
+        for power, (low, high) in self.coefficients.items():
+            if low > high:
+                raise ValueError(f"coefficient of power {power}: min {low:g} is above max {high:g}")
+        return self
+
+
 Expectation = Annotated[Union[OrderExpectation, StatusExpectation, ValueExpectation, LessExpectation,
-                              BoundExpectation, CostRatioExpectation], Field(discriminator="kind")]
+                              BoundExpectation, CostRatioExpectation, ParameterFitExpectation],
+                        Field(discriminator="kind")]
 
 
 @dataclass(frozen=True)
@@ -187,6 +221,8 @@ def _describe(item) -> str:
     if item.kind == "less":
         factor = f"{item.factor:g} x " if item.factor != 1 else ""
         return f"{factor}{item.column} of {item.lower} < {item.than}"
+    if item.kind == "parameter_fit":
+        return _describe_fit(item, item.quantity or "error")
     if item.kind == "cost_ratio":
         where = (f"at {item.quantity or 'error'} = {item.at_error:g}" if item.at_error is not None
                  else "geometric mean over the common h")
@@ -340,5 +376,44 @@ def _cost_ratio(item, study, runs, errors) -> CheckResult:
     return CheckResult(_describe(item), expected, observed, _within_bounds(item, ratio, ratio))
 
 
+def parameter_fit(parameters, values, powers) -> tuple[np.ndarray, float]:
+    """Least-squares coefficients of sum_k c_k p^powers[k] through (parameters, values), and the largest
+    residual relative to the largest |value|."""
+    p = np.asarray(parameters, dtype=float)
+    y = np.asarray(values, dtype=float)
+    basis = np.stack([p ** k for k in powers], axis=1)
+    coefficients = np.linalg.lstsq(basis, y, rcond=None)[0]
+    return coefficients, float(np.max(np.abs(basis @ coefficients - y)) / np.max(np.abs(y)))
+
+
+def _describe_fit(item, quantity: str) -> str:
+    terms = " + ".join(f"c{k} p^{k}" if k > 1 else ("c1 p" if k == 1 else "c0") for k in item.powers)
+    return f"{quantity} at h = {item.h:g} as {terms} over {len(item.methods)} methods"
+
+
+def _parameter_fit(item, study, runs, errors) -> CheckResult:
+    quantity = item.quantity or study.errors[0].quantity
+    description = _describe_fit(item, quantity)
+    points = []
+    for method, parameter in item.methods.items():
+        match = [v for h, v in _column(runs, errors, f"error:{quantity}", method, study).items()
+                 if math.isclose(h, item.h, rel_tol=1e-9) and not math.isnan(v)]
+        if match:
+            points.append((parameter, match[0]))
+    bounds = [text for text in (f"residual <= {item.max_residual:g}" if item.max_residual else "",
+                                f"residual >= {item.min_residual:g}" if item.min_residual else "") if text]
+    bounds += [f"c{k} in [{low:g}, {high:g}]" for k, (low, high) in sorted(item.coefficients.items())]
+    expected = " and ".join(bounds)
+    if len(points) <= len(item.powers):
+        return CheckResult(description, expected, f"{len(points)} methods ran ok at h = {item.h:g}", False)
+    coefficients, residual = parameter_fit(*zip(*points), item.powers)
+    fitted = dict(zip(item.powers, (float(c) for c in coefficients)))
+    passed = ((item.max_residual is None or residual <= item.max_residual)
+              and (item.min_residual is None or residual >= item.min_residual)
+              and all(low <= fitted[k] <= high for k, (low, high) in item.coefficients.items()))
+    terms = ", ".join(f"c{k} = {c:.3g}" for k, c in fitted.items())
+    return CheckResult(description, expected, f"{terms}; residual {residual:.2g} ({len(points)} methods)", passed)
+
+
 _EVALUATORS = {"order": _order, "fails": _status, "succeeds": _status, "value": _value, "less": _less,
-               "bound": _bound, "cost_ratio": _cost_ratio}
+               "bound": _bound, "cost_ratio": _cost_ratio, "parameter_fit": _parameter_fit}
