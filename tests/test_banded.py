@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from lgbench.mbs.banded import (
-    band_factor, band_from_dense, band_gather, band_lu_factor, band_lu_solve, band_matrix, band_solve, band_structure,
-    coupled_bodies,
+    band_factor, band_from_dense, band_gather, band_lu_factor, band_lu_solve, band_lu_solve_columns, band_matrix,
+    band_solve, band_structure, coupled_bodies, full_segments,
 )
 from lgbench.mbs.constraints import constraint_blocks, constraint_matrix, constraint_row_bodies
 from lgbench.models import MODELS
@@ -33,16 +33,17 @@ def test_band_lu_solves_like_a_dense_solver(n_blocks, kl):
     b = rng.normal(size=A.shape[0])
     ab = band_from_dense(A, kl, kl)
     piv = np.zeros(A.shape[0], dtype=np.int64)
-    assert band_lu_factor(ab, kl, kl, piv)
+    start, end = full_segments(A.shape[0])
+    assert band_lu_factor(ab, kl, kl, piv, end)
     x = b.copy()
-    band_lu_solve(ab, kl, kl, piv, x)
+    band_lu_solve(ab, kl, kl, piv, x, start, end)
     np.testing.assert_allclose(x, np.linalg.solve(A, b), rtol=0, atol=1e-10 * np.abs(x).max())
 
 
 def test_band_lu_reports_a_singular_matrix():
     A = saddle_point_band(4, 2, np.random.default_rng(0))
     A[5, :] = 0.0
-    assert not band_lu_factor(band_from_dense(A, 2, 2), 2, 2, np.zeros(12, dtype=np.int64))
+    assert not band_lu_factor(band_from_dense(A, 2, 2), 2, 2, np.zeros(12, dtype=np.int64), full_segments(12)[1])
 
 
 @pytest.mark.parametrize("formulation", ["RV", "EP"])
@@ -103,6 +104,35 @@ def test_band_lu_with_a_border_solves_like_a_dense_solver(model, formulation):
     x = b.copy()
     band_solve(m, structure, x)
     np.testing.assert_allclose(x, np.linalg.solve(A, b), rtol=0, atol=1e-9 * np.abs(x).max())
+
+
+@pytest.mark.parametrize("formulation", ["EP", "RV"])
+def test_the_v8_band_lu_stops_at_each_branch_and_gives_the_same_factors_bit_for_bit(formulation):
+    """With the crankshaft in the border, A11 is block diagonal, one block per rod-piston branch, and only
+    the crankshaft's coordinates of the border couple to it: the LU and the border solve that stop at the
+    blocks and skip the uncoupled border columns give exactly the factors of the ones that do not."""
+    system = MODELS["v8_crank"].build(formulation).system
+    st = band_structure(system, "banded")
+    assert np.unique(st.segment_end).size == 8                    # eight branches
+    crank = [b for b, others in enumerate(coupled_bodies(system)) if len(others) >= 3][0]
+    assert st.n_coupled == system.body_int[crank, 5] < st.n_border
+    m = band_matrix(st)
+    band_gather(structured_random_matrix(system, np.random.default_rng(11)), st, m)
+    n1, nb = m.ab.shape[0], m.corner.shape[0]
+    kl, ku = (int(x) for x in st.bands)
+    ab, piv, upper = m.ab.copy(), np.zeros(n1, dtype=np.int64), m.upper.copy()
+    start, end = full_segments(n1)
+    assert band_lu_factor(ab, kl, ku, piv, end)
+    band_lu_solve_columns(ab, kl, ku, piv, upper, nb, start, end)
+    assert band_lu_factor(m.ab, kl, ku, m.piv, st.segment_end)
+    band_lu_solve_columns(m.ab, kl, ku, m.piv, m.upper, st.n_coupled, st.segment_start, st.segment_end)
+    assert np.array_equal(ab, m.ab) and np.array_equal(piv, m.piv) and np.array_equal(upper, m.upper)
+    assert not upper[:, st.n_coupled:].any()
+    x = np.random.default_rng(2).normal(size=n1)
+    y = x.copy()
+    band_lu_solve(ab, kl, ku, piv, x, start, end)
+    band_lu_solve(m.ab, kl, ku, m.piv, y, st.segment_start, st.segment_end)
+    assert np.array_equal(x, y)
 
 
 def test_band_lu_with_a_border_reports_a_singular_matrix():

@@ -63,6 +63,9 @@ class BandStructure(NamedTuple):
     ordering; the last ``n_border`` places are the dense border; bands = [kl, ku] of the leading block;
     unknown = the inverse of position; row_bodies[row] = (body1, body2) of constraint row ``row``;
     vel_body[k] = body of velocity coordinate k. ``active`` is False for the dense solver.
+    segment_start[p], segment_end[p] = first and last place of the diagonal block of the leading block
+    that holds place p (``band_segments``); the first ``n_coupled`` border unknowns are the ones coupled
+    to the leading block (A12 and A21 are zero in the others).
     """
 
     active: bool
@@ -72,6 +75,9 @@ class BandStructure(NamedTuple):
     unknown: np.ndarray
     row_bodies: np.ndarray
     vel_body: np.ndarray
+    segment_start: np.ndarray
+    segment_end: np.ndarray
+    n_coupled: int
 
 
 class BandMatrix(NamedTuple):
@@ -93,7 +99,7 @@ def dense_structure() -> BandStructure:
     """The structure of the dense solver (nothing to store)."""
     empty = np.zeros(0, dtype=np.int64)
     return BandStructure(False, empty, np.zeros(2, dtype=np.int64), 0, empty, np.zeros((0, 2), dtype=np.int64),
-                         empty)
+                         empty, empty, empty, 0)
 
 
 def band_matrix(structure: BandStructure) -> BandMatrix:
@@ -173,28 +179,68 @@ def band_ordering(system: SystemArrays, border: set[int]) -> tuple[np.ndarray, i
     return position, n_border
 
 
-def half_bandwidth(system: SystemArrays, position: np.ndarray, n_border: int = 0) -> int:
-    """Half-bandwidth kl = ku of the leading (non-border) block of the iteration matrix in the ordering
-    ``position`` (its pattern is symmetric): velocity coordinates of one force group couple with each
-    other, a constraint row with its bodies' velocity coordinates (B and B^T)."""
+def _coupled_places(system: SystemArrays, position: np.ndarray, n1: int):
+    """For each coupling of the leading block (places below n1) of the iteration matrix: the anchor place
+    and the places it couples with. The velocity coordinates of one force group couple with each other
+    (anchor: the group's first place), a constraint row with its bodies' velocity coordinates (B and B^T;
+    anchor: the row; the derivative of B^T lambda couples the two bodies' coordinates as well)."""
     nv = int(system.sizes[1])
-    n1 = position.shape[0] - n_border
-    width = 0
     for group in system.force_groups:
         p = position[group[group >= 0]]
         p = p[p < n1]
         if p.size:
-            width = max(width, int(p.max() - p.min()))
+            yield int(p.min()), p
     for row, bodies in enumerate(constraint_row_bodies(system)):
-        if position[nv + row] >= n1:
+        anchor = int(position[nv + row])
+        if anchor >= n1:
             continue
-        for body in bodies[bodies >= 0]:
-            start, n = int(system.body_int[body, B_VSTART]), int(system.body_int[body, B_NV])
-            p = position[start:start + n]
-            p = p[p < n1]
-            if p.size:
-                width = max(width, int(np.abs(p - position[nv + row]).max()))
+        places = [position[int(system.body_int[b, B_VSTART]):int(system.body_int[b, B_VSTART] + system.body_int[b, B_NV])]
+                  for b in bodies[bodies >= 0]]
+        p = np.concatenate(places) if places else np.zeros(0, dtype=np.int64)
+        yield anchor, p[p < n1]
+
+
+def half_bandwidth(system: SystemArrays, position: np.ndarray, n_border: int = 0) -> int:
+    """Half-bandwidth kl = ku of the leading (non-border) block of the iteration matrix in the ordering
+    ``position`` (its pattern is symmetric): the largest distance of a place from the anchor of a
+    coupling it belongs to (``_coupled_places``)."""
+    width = 0
+    for anchor, places in _coupled_places(system, position, position.shape[0] - n_border):
+        if places.size:
+            width = max(width, int(np.abs(places - anchor).max()))
     return width
+
+
+def band_segments(system: SystemArrays, position: np.ndarray, n_border: int) -> tuple[np.ndarray, np.ndarray]:
+    """(segment_start, segment_end) of every place of the leading block: the first and last place of the
+    run of places that couplings link to it (``_coupled_places``, and each body's own coordinates).
+
+    The leading block is block diagonal with these runs as blocks (the V8 crank drive: one block per
+    rod-piston branch once the crankshaft is the border; a chain: one block). LU with partial pivoting
+    inside the band never leaves a block: its pivot rows, row interchanges and fill stay in the block,
+    so ``band_lu_factor`` and the solves stop there instead of at the band's edge."""
+    n1 = position.shape[0] - n_border
+    reach = np.arange(n1)
+    for anchor, places in _coupled_places(system, position, n1):
+        if places.size:
+            low, high = min(anchor, int(places.min())), max(anchor, int(places.max()))
+            reach[low] = max(reach[low], high)
+    for row in system.body_int:
+        p = position[row[B_VSTART]:row[B_VSTART] + row[B_NV]]
+        p = p[p < n1]
+        if p.size:
+            reach[p.min()] = max(reach[p.min()], p.max())
+    start = np.empty(n1, dtype=np.int64)
+    end = np.empty(n1, dtype=np.int64)
+    first, last = 0, -1
+    for p in range(n1):
+        if p > last:
+            first = p
+        last = max(last, int(reach[p]))
+        start[p] = first
+        if p == last:
+            end[first:p + 1] = p
+    return start, end
 
 
 def factor_cost(n: int, kl: int, ku: int, n_border: int) -> float:
@@ -228,18 +274,39 @@ def band_structure(system: SystemArrays, mode: str = "auto") -> BandStructure:
     vel_body = np.empty(nv, dtype=np.int64)
     for i, row in enumerate(system.body_int):
         vel_body[row[B_VSTART]:row[B_VSTART] + row[B_NV]] = i
+    segment_start, segment_end = band_segments(system, position, n_border)
     return BandStructure(True, position, np.array([kl, kl], dtype=np.int64), n_border, np.argsort(position),
-                         constraint_row_bodies(system), vel_body)
+                         constraint_row_bodies(system), vel_body, segment_start, segment_end,
+                         coupled_border(system, position, n_border))
+
+
+def coupled_border(system: SystemArrays, position: np.ndarray, n_border: int) -> int:
+    """How many border unknowns, counted from the border's first place, are coupled to the leading block:
+    ``band_ordering`` places the border bodies' coordinates first and then the rows that touch no body of
+    the leading block, whose columns of A12 and rows of A21 are zero. 1 + the last coupled place."""
+    n1 = position.shape[0] - n_border
+    last = -1
+    for anchor, places in _coupled_places(system, position, position.shape[0]):
+        if anchor < n1 or places.min(initial=n1) < n1:
+            border = places[places >= n1]
+            if anchor >= n1:
+                last = max(last, anchor - n1)
+            if border.size:
+                last = max(last, int(border.max()) - n1)
+    return last + 1
 
 
 @kernel
-def band_lu_factor(ab, kl, ku, piv):
+def band_lu_factor(ab, kl, ku, piv, segment_end):
     """In-place LU with partial pivoting of the band matrix ``ab`` (module storage); False if singular.
 
     A pivot below 1e-13 times the largest entry counts as singular (as ``dense.lu_factor``). Column k is
     eliminated only down to its last nonzero entry below the diagonal: the rows past it would subtract
     zeros. The V8's band is block-diagonal between its hubs (17 % nonzero after fill-in), so this and the
     faster ``largest_magnitude`` took its band LU from 44 to 36 µs (docs/notes/implicit_speed.md).
+    Rows, row interchanges and updates stop at ``segment_end[k]``, the last place of k's diagonal block
+    (``band_segments``; ``full_segments`` for a matrix without that knowledge): the entries beyond are
+    zeros, which the loops would otherwise read and skip one by one.
     """
     n = ab.shape[0]
     diag = kl + ku
@@ -247,7 +314,8 @@ def band_lu_factor(ab, kl, ku, piv):
     if scale == 0.0 or not np.isfinite(scale):
         return False
     for k in range(n):
-        last_row = min(n - 1, k + kl)
+        end = min(n - 1, segment_end[k])
+        last_row = min(end, k + kl)
         while last_row > k and ab[k, diag + last_row - k] == 0.0:
             last_row -= 1       # zeros at the foot of column k: rows that need no elimination
         p = k
@@ -259,7 +327,7 @@ def band_lu_factor(ab, kl, ku, piv):
         piv[k] = p
         if big <= 1e-13 * scale:
             return False
-        last_col = min(n - 1, k + kl + ku)
+        last_col = min(end, k + kl + ku)
         if p != k:
             for j in range(k, last_col + 1):
                 a = ab[j, diag + k - j]
@@ -279,8 +347,9 @@ def band_lu_factor(ab, kl, ku, piv):
 
 
 @kernel
-def band_lu_solve(ab, kl, ku, piv, b):
-    """Solve with the factors of ``band_lu_factor``; b is overwritten with the solution."""
+def band_lu_solve(ab, kl, ku, piv, b, segment_start, segment_end):
+    """Solve with the factors of ``band_lu_factor``; b is overwritten with the solution. The sweeps stay in
+    each place's diagonal block (``band_segments``)."""
     n = ab.shape[0]
     diag = kl + ku
     for k in range(n):
@@ -289,33 +358,34 @@ def band_lu_solve(ab, kl, ku, piv, b):
             b[k], b[p] = b[p], b[k]
         bk = b[k]
         if bk != 0.0:
-            for i in range(k + 1, min(n - 1, k + kl) + 1):
+            for i in range(k + 1, min(n - 1, k + kl, segment_end[k]) + 1):
                 b[i] -= ab[k, diag + i - k] * bk
     for k in range(n - 1, -1, -1):
         b[k] /= ab[k, diag]
         bk = b[k]
         if bk != 0.0:
-            for i in range(max(0, k - kl - ku), k):
+            for i in range(max(0, k - kl - ku, segment_start[k]), k):
                 b[i] -= ab[k, diag + i - k] * bk
 
 
 @kernel
-def band_lu_solve_columns(ab, kl, ku, piv, B):
-    """B <- A^{-1} B for every column of B at once with the factors of ``band_lu_factor`` (the loops of
+def band_lu_solve_columns(ab, kl, ku, piv, B, n_columns, segment_start, segment_end):
+    """B[:, :n_columns] <- A^{-1} B[:, :n_columns] with the factors of ``band_lu_factor`` (the loops of
     ``band_lu_solve`` with the columns innermost: contiguous, and a zero multiplier skips a whole row).
     Zero rows of B are skipped in the forward pass and the row updates unrolled
-    (``dense.subtract_multiple``), bit-identical: the V8's 13 border columns took 17.5 µs, now 16.6."""
+    (``dense.subtract_multiple``), bit-identical: the V8's 13 border columns took 17.5 µs, now 16.6.
+    The columns past ``n_columns`` are zero (the border unknowns not coupled to A11) and left alone."""
     n = ab.shape[0]
     diag = kl + ku
-    nr = B.shape[1]
+    nr = n_columns
     for k in range(n):
         p = piv[k]
         if p != k:
             for c in range(nr):
                 B[k, c], B[p, c] = B[p, c], B[k, c]
-        if _zero_row(B, k):
+        if _zero_row(B, k, nr):
             continue
-        for i in range(k + 1, min(n - 1, k + kl) + 1):
+        for i in range(k + 1, min(n - 1, k + kl, segment_end[k]) + 1):
             f = ab[k, diag + i - k]
             if f != 0.0:
                 subtract_multiple(B, i, 0, B, k, 0, f, nr)
@@ -323,17 +393,17 @@ def band_lu_solve_columns(ab, kl, ku, piv, B):
         d = ab[k, diag]
         for c in range(nr):
             B[k, c] /= d
-        for i in range(max(0, k - kl - ku), k):
+        for i in range(max(0, k - kl - ku, segment_start[k]), k):
             f = ab[k, diag + i - k]
             if f != 0.0:
                 subtract_multiple(B, i, 0, B, k, 0, f, nr)
 
 
 @njit(inline="always")
-def _zero_row(B, k):
-    """True if row k of B holds only zeros: the forward pass skips it (B = A12 is zero outside the rows
-    of the joints to the hubs until elimination fills it)."""
-    for c in range(B.shape[1]):
+def _zero_row(B, k, n_columns):
+    """True if row k of B holds only zeros in its first n_columns: the forward pass skips it (B = A12 is
+    zero outside the rows of the joints to the hubs until elimination fills it)."""
+    for c in range(n_columns):
         if B[k, c] != 0.0:
             return False
     return True
@@ -398,16 +468,17 @@ def band_factor(m, st):
     ku = st.bands[1]
     n1 = m.ab.shape[0]
     nb = m.corner.shape[0]
-    if n1 > 0 and not band_lu_factor(m.ab, kl, ku, m.piv):
+    if n1 > 0 and not band_lu_factor(m.ab, kl, ku, m.piv, st.segment_end):
         return False
     if nb == 0:
         return True
-    band_lu_solve_columns(m.ab, kl, ku, m.piv, m.upper)
-    for r in range(nb):
+    coupled = st.n_coupled        # A12's columns and A21's rows past it are zero
+    band_lu_solve_columns(m.ab, kl, ku, m.piv, m.upper, coupled, st.segment_start, st.segment_end)
+    for r in range(coupled):
         for k in range(n1):
             f = m.lower[r, k]
             if f != 0.0:      # A21 is sparse: the rows of the joints between hubs and branches
-                for c in range(nb):
+                for c in range(coupled):
                     m.corner[r, c] -= f * m.upper[k, c]
     return lu_factor(m.corner, m.corner_piv)
 
@@ -424,10 +495,11 @@ def band_solve(m, st, b):
     nb = m.corner.shape[0]
     head = x[:n1]
     if n1 > 0:
-        band_lu_solve(m.ab, st.bands[0], st.bands[1], m.piv, head)
+        band_lu_solve(m.ab, st.bands[0], st.bands[1], m.piv, head, st.segment_start, st.segment_end)
     if nb > 0:
+        coupled = st.n_coupled    # A21's rows and A11^{-1} A12's columns past it are zero
         tail = x[n1:]
-        for r in range(nb):
+        for r in range(coupled):
             s = 0.0
             for k in range(n1):
                 s += m.lower[r, k] * head[k]
@@ -435,7 +507,7 @@ def band_solve(m, st, b):
         lu_solve(m.corner, m.corner_piv, tail)
         for k in range(n1):
             s = 0.0
-            for c in range(nb):
+            for c in range(coupled):
                 s += m.upper[k, c] * tail[c]
             head[k] -= s
     for u in range(b.shape[0]):
@@ -467,6 +539,11 @@ def band_set_constraint_rows(body_int, st, Cb, texp, Tb, m):
                 else:
                     ct = Cb[row, side, c]
                 data[band_index(layout, prow, pos[vs + c])] = ct
+
+
+def full_segments(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(segment_start, segment_end) of a band matrix of order n taken as one diagonal block."""
+    return np.zeros(n, dtype=np.int64), np.full(n, n - 1, dtype=np.int64)
 
 
 def band_from_dense(A: np.ndarray, kl: int, ku: int) -> np.ndarray:
