@@ -120,6 +120,29 @@ def _body_rotation(body_int, i, q):
     return rotation_entries(body_int[i, B_FORM], q, qr)
 
 
+@njit(inline="always")
+def _joint_body_rotation(body_int, i, q):
+    """R of body i for the rows of one joint, evaluated once (``rotation_entries``); ground: the identity,
+    which no row reads."""
+    if i == GROUND:
+        return 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0
+    return _body_rotation(body_int, i, q)
+
+
+@njit(inline="always")
+def _joint_body_frame(body_int, i, q):
+    """(R, W) of body i for the rows of one joint, each evaluated once (``rotation_entries``,
+    ``rate_map_entries``); ground: the identity and zeros, which no row reads. The joint loops of
+    ``constraint_rows`` and ``constraint_jacobian`` take them from here instead of evaluating R once per
+    point, vector and projection (ten times per revolute joint and body before)."""
+    if i == GROUND:
+        return (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0), (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+                                                               0.0)
+    form = body_int[i, B_FORM]
+    qr, _ = rotation_start(body_int, i)
+    return rotation_entries(form, q, qr), rate_map_entries(form, q, qr)
+
+
 @kernel
 def _body_position(body_int, i, q):
     """x of body i as a tuple; the reference point of a FIXED_POINT body is the origin."""
@@ -134,7 +157,15 @@ def body_point(body_int, i, q, b):
     ``point_kinematics(...)[0]``)."""
     if i == GROUND:
         return b[0], b[1], b[2]
-    r0, r1, r2 = _rotate(_body_rotation(body_int, i, q), b)
+    return _point_in_frame(body_int, i, q, _body_rotation(body_int, i, q), b)
+
+
+@kernel
+def _point_in_frame(body_int, i, q, R, b):
+    """``body_point`` with body i's R given."""
+    if i == GROUND:
+        return b[0], b[1], b[2]
+    r0, r1, r2 = _rotate(R, b)
     if body_int[i, B_KIND] == FREE:
         s = body_int[i, B_QSTART]
         return q[s] + r0, q[s + 1] + r1, q[s + 2] + r2
@@ -147,6 +178,14 @@ def body_vector(body_int, i, q, a):
     if i == GROUND:
         return a[0], a[1], a[2]
     return _rotate(_body_rotation(body_int, i, q), a)
+
+
+@kernel
+def _vector_in_frame(i, R, a):
+    """``body_vector`` with body i's R given."""
+    if i == GROUND:
+        return a[0], a[1], a[2]
+    return _rotate(R, a)
 
 
 @kernel
@@ -227,29 +266,25 @@ def _add_projected_row(form, free, vr, u, direction, W, b, translation, sign, ro
 
 
 @kernel
-def _add_projected_jacobian(body_int, i, q, b, direction, translation, sign, row, C, col0):
-    """C[row, body i] += sign * direction^T J (``_add_projected_row``), J = d(point or vector velocity)/dv_i;
-    body i's velocity columns start at col0 of C (its B_VSTART for the dense B, 0 for a block of
-    ``constraint_blocks``)."""
+def _add_projected_jacobian(body_int, i, R, W, b, direction, translation, sign, row, C, col0):
+    """C[row, body i] += sign * direction^T J (``_add_projected_row``), J = d(point or vector velocity)/dv_i,
+    with body i's R and W given (``_joint_body_frame``); body i's velocity columns start at col0 of C (its
+    B_VSTART for the dense B, 0 for a block of ``constraint_blocks``)."""
     if i == GROUND:
         return
-    form = body_int[i, B_FORM]
-    qr, vr = rotation_start(body_int, i)
-    u = _rotate_back(rotation_entries(form, q, qr), direction)
-    _add_projected_row(form, body_int[i, B_KIND] == FREE, vr + col0 - body_int[i, B_VSTART], u, direction,
-                       rate_map_entries(form, q, qr), b, translation, sign, row, C, col0)
+    _, vr = rotation_start(body_int, i)
+    _add_projected_row(body_int[i, B_FORM], body_int[i, B_KIND] == FREE, vr + col0 - body_int[i, B_VSTART],
+                       _rotate_back(R, direction), direction, W, b, translation, sign, row, C, col0)
 
 
 @kernel
-def _add_point_jacobian(body_int, i, q, b, sign, row, C, col0):
+def _add_point_jacobian(body_int, i, R, W, b, sign, row, C, col0):
     """C[row:row+3, body i] += sign * J of the body point b: the rows of ``_add_projected_row`` along the unit
-    vectors e_k, with R and W evaluated once for the three (u = R^T e_k is row k of R)."""
+    vectors e_k (u = R^T e_k is row k of R), with body i's R and W given."""
     if i == GROUND:
         return
     form = body_int[i, B_FORM]
-    qr, vr = rotation_start(body_int, i)
-    R = rotation_entries(form, q, qr)
-    W = rate_map_entries(form, q, qr)
+    _, vr = rotation_start(body_int, i)
     free = body_int[i, B_KIND] == FREE
     for k in range(3):
         e = (1.0 if k == 0 else 0.0, 1.0 if k == 1 else 0.0, 1.0 if k == 2 else 0.0)
@@ -268,27 +303,25 @@ def _rotate_rows_back(R, row, C, col0, n):
 
 
 @kernel
-def _reference_in_body_frame(body_int, i, q, g):
+def _reference_in_body_frame(body_int, i, q, R, g):
     """c = R_i^T (x_i - g): the reference point of body i relative to the ground point g, body frame, as
-    a tuple."""
+    a tuple; R = body i's rotation."""
     x0, x1, x2 = _body_position(body_int, i, q)
-    return _rotate_back(_body_rotation(body_int, i, q), (x0 - g[0], x1 - g[1], x2 - g[2]))
+    return _rotate_back(R, (x0 - g[0], x1 - g[1], x2 - g[2]))
 
 
 @kernel
-def _add_body_frame_point_jacobian(body_int, i, q, g, row, C, col0):
+def _add_body_frame_point_jacobian(body_int, i, q, R, W, g, row, C, col0):
     """C[row:row+3, body i] = B of R^T (g - x) - b: [-R^T (I for SE3), -hat(c) W] with c = R^T (x - g);
-    body i's columns start at col0. Tuples, no array."""
+    body i's R and W given, its columns start at col0. Tuples, no array."""
     form = body_int[i, B_FORM]
-    qr, vr = rotation_start(body_int, i)
+    _, vr = rotation_start(body_int, i)
     vr += col0 - body_int[i, B_VSTART]
-    R = rotation_entries(form, q, qr)
     if body_int[i, B_KIND] == FREE:
         for r in range(3):
             for k in range(3):
                 C[row + r, col0 + k] -= (1.0 if r == k else 0.0) if form == SE3 else R[3 * k + r]
-    c0, c1, c2 = _reference_in_body_frame(body_int, i, q, g)
-    W = rate_map_entries(form, q, qr)
+    c0, c1, c2 = _reference_in_body_frame(body_int, i, q, R, g)
     for c in range(4 if form == EP else 3):
         C[row, vr + c] += -(-c2 * W[4 + c] + c1 * W[8 + c])
         C[row + 1, vr + c] += -(c2 * W[c] - c0 * W[8 + c])
@@ -311,34 +344,36 @@ def constraint_rows(body_int, joint_int, joint_real, q, phi):
         b2 = joint_int[j, J_BODY2]
         p = joint_real[j]
         kind = joint_int[j, J_TYPE]
+        R1 = _joint_body_rotation(body_int, b1, q)
+        R2 = _joint_body_rotation(body_int, b2, q)
         if kind == COINCIDENT:
-            p1 = body_point(body_int, b1, q, _joint_vector(p, 0))
-            p2 = body_point(body_int, b2, q, _joint_vector(p, 3))
+            p1 = _point_in_frame(body_int, b1, q, R1, _joint_vector(p, 0))
+            p2 = _point_in_frame(body_int, b2, q, R2, _joint_vector(p, 3))
             for k in range(3):
                 phi[row + k] = p1[k] - p2[k]
         elif kind == PERPENDICULAR:
-            phi[row] = _dot3(body_vector(body_int, b1, q, _joint_vector(p, 0)),
-                             body_vector(body_int, b2, q, _joint_vector(p, 3)))
+            phi[row] = _dot3(_vector_in_frame(b1, R1, _joint_vector(p, 0)),
+                             _vector_in_frame(b2, R2, _joint_vector(p, 3)))
         elif kind == POINT_ON_LINE:
-            p1 = body_point(body_int, b1, q, _joint_vector(p, 0))
-            p2 = body_point(body_int, b2, q, _joint_vector(p, 3))
+            p1 = _point_in_frame(body_int, b1, q, R1, _joint_vector(p, 0))
+            p2 = _point_in_frame(body_int, b2, q, R2, _joint_vector(p, 3))
             d = (p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2])
             for k in range(2):
-                phi[row + k] = _dot3(d, body_vector(body_int, b1, q, _joint_vector(p, 6 + 3 * k)))
+                phi[row + k] = _dot3(d, _vector_in_frame(b1, R1, _joint_vector(p, 6 + 3 * k)))
         elif kind == BODY_FRAME_COINCIDENT:
             # R1^T (p2 - x1) - b1: BODY_FRAME_POINT's rows with body 2's point as the ground point
-            p2 = body_point(body_int, b2, q, _joint_vector(p, 3))
+            p2 = _point_in_frame(body_int, b2, q, R2, _joint_vector(p, 3))
             c = (p[0] - p2[0], p[1] - p2[1], p[2] - p2[2]) if b1 == GROUND else \
-                _reference_in_body_frame(body_int, b1, q, p2)
+                _reference_in_body_frame(body_int, b1, q, R1, p2)
             for k in range(3):
                 phi[row + k] = -c[k] - (0.0 if b1 == GROUND else p[k])
         elif kind == BODY_FRAME_POINT:
-            c = _reference_in_body_frame(body_int, b1, q, _joint_vector(p, 3))
+            c = _reference_in_body_frame(body_int, b1, q, R1, _joint_vector(p, 3))
             for k in range(3):
                 phi[row + k] = -c[k] - p[k]
         elif kind == DISTANCE:
-            p1 = body_point(body_int, b1, q, _joint_vector(p, 0))
-            p2 = body_point(body_int, b2, q, _joint_vector(p, 3))
+            p1 = _point_in_frame(body_int, b1, q, R1, _joint_vector(p, 0))
+            p2 = _point_in_frame(body_int, b2, q, R2, _joint_vector(p, 3))
             d = (p1[0] - p2[0], p1[1] - p2[1], p1[2] - p2[2])
             phi[row] = 0.5 * (_dot3(d, d) - p[J_LENGTH] * p[J_LENGTH])
 
@@ -412,41 +447,43 @@ def constraint_jacobian(body_int, joint_int, joint_real, q, C1, C2, dense):
         kind = joint_int[j, J_TYPE]
         a1 = _joint_vector(p, 0)
         a2 = _joint_vector(p, 3)
+        R1, W1 = _joint_body_frame(body_int, b1, q)
+        R2, W2 = _joint_body_frame(body_int, b2, q)
         if kind == COINCIDENT:
-            _add_point_jacobian(body_int, b1, q, a1, 1.0, row, C1, o1)
-            _add_point_jacobian(body_int, b2, q, a2, -1.0, row, C2, o2)
+            _add_point_jacobian(body_int, b1, R1, W1, a1, 1.0, row, C1, o1)
+            _add_point_jacobian(body_int, b2, R2, W2, a2, -1.0, row, C2, o2)
         elif kind == PERPENDICULAR:
-            n1 = body_vector(body_int, b1, q, a1)
-            n2 = body_vector(body_int, b2, q, a2)
-            _add_projected_jacobian(body_int, b1, q, a1, n2, False, 1.0, row, C1, o1)
-            _add_projected_jacobian(body_int, b2, q, a2, n1, False, 1.0, row, C2, o2)
+            n1 = _vector_in_frame(b1, R1, a1)
+            n2 = _vector_in_frame(b2, R2, a2)
+            _add_projected_jacobian(body_int, b1, R1, W1, a1, n2, False, 1.0, row, C1, o1)
+            _add_projected_jacobian(body_int, b2, R2, W2, a2, n1, False, 1.0, row, C2, o2)
         elif kind == BODY_FRAME_COINCIDENT:
             if b1 == GROUND:
-                _add_point_jacobian(body_int, b2, q, a2, 1.0, row, C2, o2)
+                _add_point_jacobian(body_int, b2, R2, W2, a2, 1.0, row, C2, o2)
             else:
-                _add_body_frame_point_jacobian(body_int, b1, q, body_point(body_int, b2, q, a2), row, C1, o1)
+                _add_body_frame_point_jacobian(body_int, b1, q, R1, W1, _point_in_frame(body_int, b2, q, R2, a2),
+                                               row, C1, o1)
                 if b2 != GROUND:     # R1^T J_p2: body 2's point rows turned into body 1's frame
-                    _add_point_jacobian(body_int, b2, q, a2, 1.0, row, C2, o2)
-                    _rotate_rows_back(rotation_entries(body_int[b1, B_FORM], q, rotation_start(body_int, b1)[0]),
-                                      row, C2, o2, body_int[b2, B_NV])
+                    _add_point_jacobian(body_int, b2, R2, W2, a2, 1.0, row, C2, o2)
+                    _rotate_rows_back(R1, row, C2, o2, body_int[b2, B_NV])
         elif kind == POINT_ON_LINE:
-            p1 = body_point(body_int, b1, q, a1)
-            p2 = body_point(body_int, b2, q, a2)
+            p1 = _point_in_frame(body_int, b1, q, R1, a1)
+            p2 = _point_in_frame(body_int, b2, q, R2, a2)
             d = (p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2])
             for k in range(2):
                 t = _joint_vector(p, 6 + 3 * k)
-                n = body_vector(body_int, b1, q, t)
-                _add_projected_jacobian(body_int, b2, q, a2, n, True, 1.0, row + k, C2, o2)
-                _add_projected_jacobian(body_int, b1, q, a1, n, True, -1.0, row + k, C1, o1)
-                _add_projected_jacobian(body_int, b1, q, t, d, False, 1.0, row + k, C1, o1)
+                n = _vector_in_frame(b1, R1, t)
+                _add_projected_jacobian(body_int, b2, R2, W2, a2, n, True, 1.0, row + k, C2, o2)
+                _add_projected_jacobian(body_int, b1, R1, W1, a1, n, True, -1.0, row + k, C1, o1)
+                _add_projected_jacobian(body_int, b1, R1, W1, t, d, False, 1.0, row + k, C1, o1)
         elif kind == BODY_FRAME_POINT:
-            _add_body_frame_point_jacobian(body_int, b1, q, a2, row, C1, o1)
+            _add_body_frame_point_jacobian(body_int, b1, q, R1, W1, a2, row, C1, o1)
         elif kind == DISTANCE:
-            p1 = body_point(body_int, b1, q, a1)
-            p2 = body_point(body_int, b2, q, a2)
+            p1 = _point_in_frame(body_int, b1, q, R1, a1)
+            p2 = _point_in_frame(body_int, b2, q, R2, a2)
             d = (p1[0] - p2[0], p1[1] - p2[1], p1[2] - p2[2])
-            _add_projected_jacobian(body_int, b1, q, a1, d, True, 1.0, row, C1, o1)
-            _add_projected_jacobian(body_int, b2, q, a2, d, True, -1.0, row, C2, o2)
+            _add_projected_jacobian(body_int, b1, R1, W1, a1, d, True, 1.0, row, C1, o1)
+            _add_projected_jacobian(body_int, b2, R2, W2, a2, d, True, -1.0, row, C2, o2)
 
 
 @kernel
