@@ -194,8 +194,8 @@ def _coupled_places(system: SystemArrays, position: np.ndarray, n1: int):
         anchor = int(position[nv + row])
         if anchor >= n1:
             continue
-        places = [position[int(system.body_int[b, B_VSTART]):int(system.body_int[b, B_VSTART] + system.body_int[b, B_NV])]
-                  for b in bodies[bodies >= 0]]
+        places = [position[start:start + n] for start, n in
+                  ((int(system.body_int[b, B_VSTART]), int(system.body_int[b, B_NV])) for b in bodies[bodies >= 0])]
         p = np.concatenate(places) if places else np.zeros(0, dtype=np.int64)
         yield anchor, p[p < n1]
 
