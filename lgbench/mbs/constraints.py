@@ -122,8 +122,10 @@ def _body_rotation(body_int, i, q):
 
 @njit(inline="always")
 def _joint_body_rotation(body_int, i, q):
-    """R of body i for the rows of one joint, evaluated once (``rotation_entries``); ground: the identity,
-    which no row reads."""
+    """R of body i, evaluated once for the rows of one joint (``rotation_entries``); ground: the identity,
+    which no row reads. ``constraint_rows`` takes R from here, ``constraint_jacobian`` R and W from
+    ``_joint_body_frame``, instead of evaluating R once per point, vector and projection (ten times per
+    revolute joint and body in B before)."""
     if i == GROUND:
         return 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0
     return _body_rotation(body_int, i, q)
@@ -132,9 +134,7 @@ def _joint_body_rotation(body_int, i, q):
 @njit(inline="always")
 def _joint_body_frame(body_int, i, q):
     """(R, W) of body i for the rows of one joint, each evaluated once (``rotation_entries``,
-    ``rate_map_entries``); ground: the identity and zeros, which no row reads. The joint loops of
-    ``constraint_rows`` and ``constraint_jacobian`` take them from here instead of evaluating R once per
-    point, vector and projection (ten times per revolute joint and body before)."""
+    ``rate_map_entries``); ground: the identity and zeros, which no row reads (``_joint_body_rotation``)."""
     if i == GROUND:
         return (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0), (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
                                                                0.0)
@@ -155,9 +155,7 @@ def _body_position(body_int, i, q):
 def body_point(body_int, i, q, b):
     """p = x + R b of the body point b (3 entries) as a tuple; ground: b (allocation-free
     ``point_kinematics(...)[0]``)."""
-    if i == GROUND:
-        return b[0], b[1], b[2]
-    return _point_in_frame(body_int, i, q, _body_rotation(body_int, i, q), b)
+    return _point_in_frame(body_int, i, q, _joint_body_rotation(body_int, i, q), b)
 
 
 @kernel
@@ -175,9 +173,7 @@ def _point_in_frame(body_int, i, q, R, b):
 @kernel
 def body_vector(body_int, i, q, a):
     """n = R a of the body vector a as a tuple; ground: a (allocation-free ``vector_kinematics(...)[0]``)."""
-    if i == GROUND:
-        return a[0], a[1], a[2]
-    return _rotate(_body_rotation(body_int, i, q), a)
+    return _vector_in_frame(i, _joint_body_rotation(body_int, i, q), a)
 
 
 @kernel
@@ -358,8 +354,8 @@ def constraint_rows(body_int, joint_int, joint_real, q, phi):
             p1 = _point_in_frame(body_int, b1, q, R1, _joint_vector(p, 0))
             p2 = _point_in_frame(body_int, b2, q, R2, _joint_vector(p, 3))
             d = (p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2])
-            for k in range(2):
-                phi[row + k] = _dot3(d, _vector_in_frame(b1, R1, _joint_vector(p, 6 + 3 * k)))
+            for k in range(projected_rows(kind)):
+                phi[row + k] = _dot3(d, _vector_in_frame(b1, R1, projection_axis(p, kind, k)))
         elif kind == BODY_FRAME_COINCIDENT:
             # R1^T (p2 - x1) - b1: BODY_FRAME_POINT's rows with body 2's point as the ground point
             p2 = _point_in_frame(body_int, b2, q, R2, _joint_vector(p, 3))
@@ -470,8 +466,8 @@ def constraint_jacobian(body_int, joint_int, joint_real, q, C1, C2, dense):
             p1 = _point_in_frame(body_int, b1, q, R1, a1)
             p2 = _point_in_frame(body_int, b2, q, R2, a2)
             d = (p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2])
-            for k in range(2):
-                t = _joint_vector(p, 6 + 3 * k)
+            for k in range(projected_rows(kind)):
+                t = projection_axis(p, kind, k)
                 n = _vector_in_frame(b1, R1, t)
                 _add_projected_jacobian(body_int, b2, R2, W2, a2, n, True, 1.0, row + k, C2, o2)
                 _add_projected_jacobian(body_int, b1, R1, W1, a1, n, True, -1.0, row + k, C1, o1)
