@@ -40,7 +40,8 @@ from numba import njit
 
 from lgbench._compiled import kernel
 from lgbench.mbs.constraints import constraint_row_bodies
-from lgbench.mbs.dense import largest_magnitude, lu_factor, lu_solve, subtract_multiple
+from lgbench.mbs.dense import largest_magnitude, lu_factor, lu_solve
+from lgbench.mbs.flat import flat, unsigned
 from lgbench.mbs.system import B_NV, B_VSTART, SystemArrays
 
 # largest number of velocity coordinates of a body (FREE EP node: 3 + 4): the size of the per-body blocks
@@ -306,23 +307,28 @@ def band_lu_factor(ab, kl, ku, piv, segment_end):
     faster ``largest_magnitude`` took its band LU from 44 to 36 µs (docs/notes/implicit_speed.md).
     Rows, row interchanges and updates stop at ``segment_end[k]``, the last place of k's diagonal block
     (``band_segments``; ``full_segments`` for a matrix without that knowledge): the entries beyond are
-    zeros, which the loops would otherwise read and skip one by one.
+    zeros, which the loops would otherwise read and skip one by one. The entries are reached through
+    ``flat``'s unsigned offsets, ``a[column(j) + i] = A[i, j]`` with column(j) = j width + kl + ku - j.
     """
     n = ab.shape[0]
+    width = ab.shape[1]
     diag = kl + ku
+    a = flat(ab)
     scale = largest_magnitude(ab)
     if scale == 0.0 or not np.isfinite(scale):
         return False
     for k in range(n):
         end = min(n - 1, segment_end[k])
         last_row = min(end, k + kl)
-        while last_row > k and ab[k, diag + last_row - k] == 0.0:
+        column_k = unsigned(k * width + diag - k)
+        while last_row > k and a[column_k + unsigned(last_row)] == 0.0:
             last_row -= 1       # zeros at the foot of column k: rows that need no elimination
         p = k
-        big = abs(ab[k, diag])
+        big = abs(a[column_k + unsigned(k)])
         for i in range(k + 1, last_row + 1):
-            if abs(ab[k, diag + i - k]) > big:
-                big = abs(ab[k, diag + i - k])
+            entry = abs(a[column_k + unsigned(i)])
+            if entry > big:
+                big = entry
                 p = i
         piv[k] = p
         if big <= 1e-13 * scale:
@@ -330,19 +336,23 @@ def band_lu_factor(ab, kl, ku, piv, segment_end):
         last_col = min(end, k + kl + ku)
         if p != k:
             for j in range(k, last_col + 1):
-                a = ab[j, diag + k - j]
-                ab[j, diag + k - j] = ab[j, diag + p - j]
-                ab[j, diag + p - j] = a
-        inv = 1.0 / ab[k, diag]
+                column_j = unsigned(j * width + diag - j)
+                entry = a[column_j + unsigned(k)]
+                a[column_j + unsigned(k)] = a[column_j + unsigned(p)]
+                a[column_j + unsigned(p)] = entry
+        inv = 1.0 / a[column_k + unsigned(k)]
         for i in range(k + 1, last_row + 1):
-            ab[k, diag + i - k] *= inv
+            a[column_k + unsigned(i)] *= inv
         if last_row == k:
             continue
+        first = unsigned(k + 1)
+        stop = unsigned(last_row + 1)
         for j in range(k + 1, last_col + 1):
-            f = ab[j, diag + k - j]
+            column_j = unsigned(j * width + diag - j)
+            f = a[column_j + unsigned(k)]
             if f != 0.0:
-                for i in range(k + 1, last_row + 1):
-                    ab[j, diag + i - j] -= ab[k, diag + i - k] * f
+                for i in range(first, stop):
+                    a[column_j + i] -= a[column_k + i] * f
     return True
 
 
@@ -351,60 +361,79 @@ def band_lu_solve(ab, kl, ku, piv, b, segment_start, segment_end):
     """Solve with the factors of ``band_lu_factor``; b is overwritten with the solution. The sweeps stay in
     each place's diagonal block (``band_segments``)."""
     n = ab.shape[0]
+    width = ab.shape[1]
     diag = kl + ku
+    a = flat(ab)
     for k in range(n):
         p = piv[k]
         if p != k:
             b[k], b[p] = b[p], b[k]
         bk = b[k]
         if bk != 0.0:
-            for i in range(k + 1, min(n - 1, k + kl, segment_end[k]) + 1):
-                b[i] -= ab[k, diag + i - k] * bk
+            column_k = unsigned(k * width + diag - k)
+            for i in range(unsigned(k + 1), unsigned(min(n - 1, k + kl, segment_end[k]) + 1)):
+                b[i] -= a[column_k + i] * bk
     for k in range(n - 1, -1, -1):
-        b[k] /= ab[k, diag]
+        column_k = unsigned(k * width + diag - k)
+        b[k] /= a[column_k + unsigned(k)]
         bk = b[k]
         if bk != 0.0:
-            for i in range(max(0, k - kl - ku, segment_start[k]), k):
-                b[i] -= ab[k, diag + i - k] * bk
+            for i in range(unsigned(max(0, k - kl - ku, segment_start[k])), unsigned(k)):
+                b[i] -= a[column_k + i] * bk
 
 
 @kernel
 def band_lu_solve_columns(ab, kl, ku, piv, B, n_columns, segment_start, segment_end):
     """B[:, :n_columns] <- A^{-1} B[:, :n_columns] with the factors of ``band_lu_factor`` (the loops of
     ``band_lu_solve`` with the columns innermost: contiguous, and a zero multiplier skips a whole row).
-    Zero rows of B are skipped in the forward pass and the row updates unrolled
-    (``dense.subtract_multiple``), bit-identical: the V8's 13 border columns took 17.5 µs, now 16.6.
-    The columns past ``n_columns`` are zero (the border unknowns not coupled to A11) and left alone."""
+    Zero rows of B are skipped in the forward pass. The columns past ``n_columns`` are zero (the border
+    unknowns not coupled to A11) and left alone. ``flat`` offsets for both arrays: the V8's 7 coupled
+    columns took 33 µs with two-index loops unrolled by four, 26 µs so."""
     n = ab.shape[0]
+    width = ab.shape[1]
     diag = kl + ku
-    nr = n_columns
+    a = flat(ab)
+    b = flat(B)
+    b_width = B.shape[1]
+    columns = unsigned(n_columns)
     for k in range(n):
+        row_k = unsigned(k * b_width)
         p = piv[k]
         if p != k:
-            for c in range(nr):
-                B[k, c], B[p, c] = B[p, c], B[k, c]
-        if _zero_row(B, k, nr):
+            row_p = unsigned(p * b_width)
+            for c in range(unsigned(0), columns):
+                entry = b[row_k + c]
+                b[row_k + c] = b[row_p + c]
+                b[row_p + c] = entry
+        if _zero_row(b, row_k, columns):
             continue
+        column_k = unsigned(k * width + diag - k)
         for i in range(k + 1, min(n - 1, k + kl, segment_end[k]) + 1):
-            f = ab[k, diag + i - k]
+            f = a[column_k + unsigned(i)]
             if f != 0.0:
-                subtract_multiple(B, i, 0, B, k, 0, f, nr)
+                row_i = unsigned(i * b_width)
+                for c in range(unsigned(0), columns):
+                    b[row_i + c] -= f * b[row_k + c]
     for k in range(n - 1, -1, -1):
-        d = ab[k, diag]
-        for c in range(nr):
-            B[k, c] /= d
+        row_k = unsigned(k * b_width)
+        column_k = unsigned(k * width + diag - k)
+        d = a[column_k + unsigned(k)]
+        for c in range(unsigned(0), columns):
+            b[row_k + c] /= d
         for i in range(max(0, k - kl - ku, segment_start[k]), k):
-            f = ab[k, diag + i - k]
+            f = a[column_k + unsigned(i)]
             if f != 0.0:
-                subtract_multiple(B, i, 0, B, k, 0, f, nr)
+                row_i = unsigned(i * b_width)
+                for c in range(unsigned(0), columns):
+                    b[row_i + c] -= f * b[row_k + c]
 
 
 @njit(inline="always")
-def _zero_row(B, k, n_columns):
-    """True if row k of B holds only zeros in its first n_columns: the forward pass skips it (B = A12 is
-    zero outside the rows of the joints to the hubs until elimination fills it)."""
-    for c in range(n_columns):
-        if B[k, c] != 0.0:
+def _zero_row(b, row, n_columns):
+    """True if the n_columns entries of b from offset ``row`` are all zero: the forward pass skips the row
+    (B = A12 is zero outside the rows of the joints to the hubs until elimination fills it)."""
+    for c in range(unsigned(0), n_columns):
+        if b[row + c] != 0.0:
             return False
     return True
 

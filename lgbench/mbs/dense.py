@@ -112,11 +112,10 @@ def lu_factor(A, piv):
 @njit(inline="always")
 def subtract_multiple(target, row, start, source, source_row, source_start, f, count):
     """target[row, start + m] -= f source[source_row, source_start + m] for m < count, four entries per
-    pass: the elimination step of ``lu_factor`` and of ``banded.band_lu_solve_columns``. The same
-    operations, entry by entry, as the plain loop. LLVM leaves the plain loop scalar and serial (the rows
-    may alias); unrolled, the 9 x 9 LU of the constrained top runs 2x and the 35 x 35 of the slider-crank
-    1.6x faster. The band LU's own column loop (at most kl entries, strided rows) lost 4 % and keeps its
-    plain loop (docs/notes/implicit_speed.md). Within one array the rows must differ (row > source_row or
+    pass: the elimination step of ``lu_factor``. The same operations, entry by entry, as the plain loop.
+    LLVM leaves the plain loop scalar and serial (the rows may alias); unrolled, the 9 x 9 LU of the
+    constrained top runs 2x and the 35 x 35 of the slider-crank 1.6x faster. The band kernels index
+    through ``flat.py`` instead (docs/notes/implicit_speed.md). Within one array the rows must differ (row > source_row or
     row < source_row in every caller)."""
     m = 0
     while m + 3 < count:
