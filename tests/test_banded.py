@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from lgbench.mbs.banded import (
-    band_factor, band_from_dense, band_gather, band_lu_factor, band_lu_solve, band_lu_solve_columns, band_matrix,
-    band_solve, band_structure, coupled_bodies, full_segments,
+    band_factor, band_from_dense, band_gather, band_lu_factor, band_lu_forward_columns, band_lu_solve, band_matrix,
+    band_right_upper_solve, band_solve, band_structure, coupled_bodies, full_segments,
 )
 from lgbench.mbs.constraints import constraint_blocks, constraint_matrix, constraint_row_bodies
 from lgbench.models import MODELS
@@ -120,19 +120,48 @@ def test_the_v8_band_lu_stops_at_each_branch_and_gives_the_same_factors_bit_for_
     band_gather(structured_random_matrix(system, np.random.default_rng(11)), st, m)
     n1, nb = m.ab.shape[0], m.corner.shape[0]
     kl, ku = (int(x) for x in st.bands)
-    ab, piv, upper = m.ab.copy(), np.zeros(n1, dtype=np.int64), m.upper.copy()
+    ab, piv, upper, lower = m.ab.copy(), np.zeros(n1, dtype=np.int64), m.upper.copy(), m.lower.copy()
     start, end = full_segments(n1)
     assert band_lu_factor(ab, kl, ku, piv, end)
-    band_lu_solve_columns(ab, kl, ku, piv, upper, nb, start, end)
+    band_lu_forward_columns(ab, kl, ku, piv, upper, nb, end)
+    band_right_upper_solve(ab, kl, ku, lower, nb, start)
     assert band_lu_factor(m.ab, kl, ku, m.piv, st.segment_end)
-    band_lu_solve_columns(m.ab, kl, ku, m.piv, m.upper, st.n_coupled, st.segment_start, st.segment_end)
-    assert np.array_equal(ab, m.ab) and np.array_equal(piv, m.piv) and np.array_equal(upper, m.upper)
-    assert not upper[:, st.n_coupled:].any()
+    band_lu_forward_columns(m.ab, kl, ku, m.piv, m.upper, st.n_coupled, st.segment_end)
+    band_right_upper_solve(m.ab, kl, ku, m.lower, st.n_coupled, st.segment_start)
+    assert np.array_equal(ab, m.ab) and np.array_equal(piv, m.piv)
+    assert np.array_equal(upper, m.upper) and np.array_equal(lower, m.lower)
+    assert not upper[:, st.n_coupled:].any() and not lower[st.n_coupled:].any()
     x = np.random.default_rng(2).normal(size=n1)
     y = x.copy()
     band_lu_solve(ab, kl, ku, piv, x, start, end)
     band_lu_solve(m.ab, kl, ku, m.piv, y, st.segment_start, st.segment_end)
     assert np.array_equal(x, y)
+
+
+@pytest.mark.parametrize("formulation", ["EP", "RV"])
+def test_each_v8_branch_ends_with_its_rows_to_the_crankshaft_so_the_border_factors_stay_short(formulation):
+    """The branches are ordered from the piston to the crankshaft: the rows of each rod's joint to the
+    crankshaft, the only places of a block coupled to the border, close the block, followed by rows only.
+    L^{-1} P A12 and A21 U^{-1} are then zero over most of each block (A11^{-1} A12 filled all of it)."""
+    system = MODELS["v8_crank"].build(formulation).system
+    st = band_structure(system, "banded")
+    crank = [b for b, others in enumerate(coupled_bodies(system)) if len(others) >= 3][0]
+    nv = int(system.sizes[1])
+    rows = constraint_row_bodies(system)
+    crank_joint = [r for r, pair in enumerate(rows) if crank in pair and (pair >= 0).all()]
+    places = st.position[nv + np.array(crank_joint)]
+    n1 = st.position.size - st.n_border
+    assert len(crank_joint) > 8 and places.max() < n1
+    is_row = np.zeros(n1, dtype=bool)
+    is_row[st.position[nv:][st.position[nv:] < n1]] = True
+    for end in np.unique(st.segment_end):
+        first = places[st.segment_end[places] == end].min()
+        assert is_row[first:end + 1].all() and end - first < 8
+    m = band_matrix(st)
+    band_gather(structured_random_matrix(system, np.random.default_rng(5)), st, m)
+    assert band_factor(m, st)
+    assert np.count_nonzero(m.upper.any(axis=1)) < n1 / 2
+    assert np.count_nonzero(m.lower.any(axis=0)) < n1 / 4
 
 
 def test_band_lu_with_a_border_reports_a_singular_matrix():

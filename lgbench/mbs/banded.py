@@ -16,15 +16,21 @@ Computer Solution of Large Sparse Positive Definite Systems, 1981, Ch. 6),
 
 Gaussian elimination with partial pivoting inside the band of A11 (the algorithm of LAPACK
 dgbtrf/dgbtrs, unblocked; G. H. Golub, C. F. Van Loan, Matrix Computations, 4th ed., Sect. 4.3.5)
-costs O(n kl (kl + ku)) instead of O(n^3); the border follows by block elimination with the Schur
-complement A22 - A21 A11^{-1} A12 (ibid. Sect. 3.2.10), factorised densely. Pivoting is needed: the
+costs O(n kl (kl + ku)) instead of O(n^3); the border follows by block LU (ibid. Sect. 3.2.10),
+
+    A = [[P^T L, 0], [A21 U^{-1}, I]] [[U, L^{-1} P A12], [0, S]],  S = A22 - (A21 U^{-1}) (L^{-1} P A12),
+
+with the Schur complement S factorised densely. In a tree the rows of the joints to a hub close each
+branch (``band_ordering``), so A12 and A21 are nonzero only in the last places of each diagonal block
+of A11: L^{-1} P A12 (a forward sweep down the block) and A21 U^{-1} (a forward sweep along it) stay
+zero before those places, where A11^{-1} A12 would fill the whole block. Pivoting is needed: the
 constraint rows have a zero diagonal block. A11 is nonsingular when the branches are determined
 by their joints once the hubs are held (true of every shipped tree; a singular A11 is reported as a
 singular iteration matrix, and ``linear_algebra: dense`` avoids the border).
 
 Storage: ``ab[j, kl + ku + i - j] = A11[i, j]`` (column j of A11 is row j of ab, contiguous), width
 2 kl + ku + 1; the extra kl diagonals receive the fill of row interchanges. The border blocks are
-dense: ``upper = A12`` (overwritten by A11^{-1} A12, all columns in one sweep), ``lower = A21`` and
+dense: ``upper = A12`` (overwritten by L^{-1} P A12), ``lower = A21`` (overwritten by A21 U^{-1}) and
 ``corner = A22`` (overwritten by the LU factors of the Schur complement). The four blocks are views of
 one flat array ``data``; assembly loops place an entry with the integer arithmetic of ``band_index``
 rather than a function that takes the blocks, because every array passed to a compiled function (even an
@@ -139,7 +145,9 @@ def band_ordering(system: SystemArrays, border: set[int]) -> tuple[np.ndarray, i
     """(position[u] of every unknown, size of the border) with the bodies in ``border`` last.
 
     The other bodies are visited component by component, breadth first from a body with fewest
-    coupled bodies (a chain built in order keeps its order). Each body is preceded by the rows of its
+    coupled bodies (a chain built in order keeps its order) and, among those, the farthest from the
+    border: a branch of a tree then ends at its hub, and the rows of its joints to the hub, the only
+    places coupled to the border, are the last of its block (see the module docstring). Each body is preceded by the rows of its
     joints to bodies visited before it and followed by the rows that touch no other visited body (its
     Euler-parameter norm row, joints to ground or to a border body): a joint row then sits between
     the coordinates of its two bodies. The border holds the border bodies' coordinates and the rows
@@ -148,10 +156,12 @@ def band_ordering(system: SystemArrays, border: set[int]) -> tuple[np.ndarray, i
     nv, nc = int(system.sizes[1]), int(system.sizes[2])
     neighbours = coupled_bodies(system)
     inner = [b for b in range(len(neighbours)) if b not in border]
+    distance = _distances(neighbours, border)
     visited: list[int] = []
     seen: set[int] = set()
     while len(visited) < len(inner):
-        start = min((b for b in inner if b not in seen), key=lambda b: (len(neighbours[b] - border), b))
+        start = min((b for b in inner if b not in seen),
+                    key=lambda b: (len(neighbours[b] - border), -distance[b], b))
         queue = [start]
         seen.add(start)
         while queue:
@@ -167,9 +177,14 @@ def band_ordering(system: SystemArrays, border: set[int]) -> tuple[np.ndarray, i
     order: list[int] = []
     for k, b in enumerate(visited):
         start, n = int(system.body_int[b, B_VSTART]), int(system.body_int[b, B_NV])
-        order.extend(nv + r for r in np.flatnonzero((last == k) & between))
+        own = [nv + r for r in np.flatnonzero((last == k) & ~between)]
+        joined = [nv + r for r in np.flatnonzero((last == k) & between)]
+        if not joined:
+            order.extend(own)       # the first body of a component: its own rows away from the next body
+        order.extend(joined)
         order.extend(range(start, start + n))
-        order.extend(nv + r for r in np.flatnonzero((last == k) & ~between))
+        if joined:
+            order.extend(own)
     for b in sorted(border):
         start, n = int(system.body_int[b, B_VSTART]), int(system.body_int[b, B_NV])
         order.extend(range(start, start + n))
@@ -178,6 +193,25 @@ def band_ordering(system: SystemArrays, border: set[int]) -> tuple[np.ndarray, i
     position[np.asarray(order, dtype=np.int64)] = np.arange(nv + nc)
     n_border = sum(int(system.body_int[b, B_NV]) for b in border) + int(np.count_nonzero(last < 0))
     return position, n_border
+
+
+def _distances(neighbours: list[set[int]], sources: set[int]) -> list[int]:
+    """Number of couplings from each body to the nearest body of ``sources`` (breadth first; 0 for all
+    bodies when there is none, and for bodies it does not reach)."""
+    distance = [0] * len(neighbours)
+    frontier = sorted(sources)
+    seen = set(sources)
+    level = 0
+    while frontier:
+        level += 1
+        following = []
+        for b in frontier:
+            for x in sorted(neighbours[b] - seen):
+                seen.add(x)
+                distance[x] = level
+                following.append(x)
+        frontier = following
+    return distance
 
 
 def _coupled_places(system: SystemArrays, position: np.ndarray, n1: int):
@@ -360,6 +394,14 @@ def band_lu_factor(ab, kl, ku, piv, segment_end):
 def band_lu_solve(ab, kl, ku, piv, b, segment_start, segment_end):
     """Solve with the factors of ``band_lu_factor``; b is overwritten with the solution. The sweeps stay in
     each place's diagonal block (``band_segments``)."""
+    band_lu_forward(ab, kl, ku, piv, b, segment_end)
+    band_lu_backward(ab, kl, ku, b, segment_start)
+
+
+@kernel
+def band_lu_forward(ab, kl, ku, piv, b, segment_end):
+    """b <- L^{-1} P b with the factors of ``band_lu_factor`` (the row interchanges and the unit lower
+    triangle), staying in each place's diagonal block."""
     n = ab.shape[0]
     width = ab.shape[1]
     diag = kl + ku
@@ -373,6 +415,15 @@ def band_lu_solve(ab, kl, ku, piv, b, segment_start, segment_end):
             column_k = unsigned(k * width + diag - k)
             for i in range(unsigned(k + 1), unsigned(min(n - 1, k + kl, segment_end[k]) + 1)):
                 b[i] -= a[column_k + i] * bk
+
+
+@kernel
+def band_lu_backward(ab, kl, ku, b, segment_start):
+    """b <- U^{-1} b with the upper triangle of ``band_lu_factor``, staying in each place's diagonal block."""
+    n = ab.shape[0]
+    width = ab.shape[1]
+    diag = kl + ku
+    a = flat(ab)
     for k in range(n - 1, -1, -1):
         column_k = unsigned(k * width + diag - k)
         b[k] /= a[column_k + unsigned(k)]
@@ -383,12 +434,11 @@ def band_lu_solve(ab, kl, ku, piv, b, segment_start, segment_end):
 
 
 @kernel
-def band_lu_solve_columns(ab, kl, ku, piv, B, n_columns, segment_start, segment_end):
-    """B[:, :n_columns] <- A^{-1} B[:, :n_columns] with the factors of ``band_lu_factor`` (the loops of
-    ``band_lu_solve`` with the columns innermost: contiguous, and a zero multiplier skips a whole row).
-    Zero rows of B are skipped in the forward pass. The columns past ``n_columns`` are zero (the border
-    unknowns not coupled to A11) and left alone. ``flat`` offsets for both arrays: the V8's 7 coupled
-    columns took 33 µs with two-index loops unrolled by four, 26 µs so."""
+def band_lu_forward_columns(ab, kl, ku, piv, B, n_columns, segment_end):
+    """B[:, :n_columns] <- L^{-1} P B[:, :n_columns] with the factors of ``band_lu_factor`` (the loop of
+    ``band_lu_forward`` with the columns innermost: contiguous, and a zero row is skipped whole, so rows
+    before a block's first nonzero of B cost a test). The columns past ``n_columns`` are zero (the border
+    unknowns not coupled to A11) and left alone."""
     n = ab.shape[0]
     width = ab.shape[1]
     diag = kl + ku
@@ -414,18 +464,34 @@ def band_lu_solve_columns(ab, kl, ku, piv, B, n_columns, segment_start, segment_
                 row_i = unsigned(i * b_width)
                 for c in range(unsigned(0), columns):
                     b[row_i + c] -= f * b[row_k + c]
-    for k in range(n - 1, -1, -1):
-        row_k = unsigned(k * b_width)
-        column_k = unsigned(k * width + diag - k)
-        d = a[column_k + unsigned(k)]
-        for c in range(unsigned(0), columns):
-            b[row_k + c] /= d
-        for i in range(max(0, k - kl - ku, segment_start[k]), k):
-            f = a[column_k + unsigned(i)]
-            if f != 0.0:
-                row_i = unsigned(i * b_width)
-                for c in range(unsigned(0), columns):
-                    b[row_i + c] -= f * b[row_k + c]
+
+
+@kernel
+def band_right_upper_solve(ab, kl, ku, C, n_rows, segment_start):
+    """C[:n_rows] <- C[:n_rows] U^{-1} with the upper triangle of ``band_lu_factor``: for each row y of C,
+    y_j = (c_j - sum_{i<j} y_i U_ij) / U_jj, j ascending. Within each diagonal block the entries before
+    the row's first nonzero stay zero and are skipped."""
+    n = ab.shape[0]
+    width = ab.shape[1]
+    diag = kl + ku
+    a = flat(ab)
+    c = flat(C)
+    c_width = C.shape[1]
+    for r in range(n_rows):
+        row = unsigned(r * c_width)
+        first = -1                      # the row's first nonzero place in the current block
+        for j in range(n):
+            if j == segment_start[j]:
+                first = -1
+            if first < 0:
+                if c[row + unsigned(j)] == 0.0:
+                    continue
+                first = j
+            column_j = unsigned(j * width + diag - j)
+            total = c[row + unsigned(j)]
+            for i in range(unsigned(max(first, j - kl - ku)), unsigned(j)):
+                total -= c[row + i] * a[column_j + i]
+            c[row + unsigned(j)] = total / a[column_j + unsigned(j)]
 
 
 @njit(inline="always")
@@ -491,8 +557,9 @@ def band_gather(S, st, m):
 
 @kernel
 def band_factor(m, st):
-    """Factorise the band matrix m in place: band LU of A11, upper <- A11^{-1} A12, corner <- LU of the
-    Schur complement A22 - A21 A11^{-1} A12; False if singular."""
+    """Factorise the band matrix m in place: band LU of A11, upper <- L^{-1} P A12, lower <- A21 U^{-1},
+    corner <- LU of the Schur complement A22 - lower upper (the block LU of the module docstring); False
+    if singular."""
     kl = st.bands[0]
     ku = st.bands[1]
     n1 = m.ab.shape[0]
@@ -502,11 +569,12 @@ def band_factor(m, st):
     if nb == 0:
         return True
     coupled = st.n_coupled        # A12's columns and A21's rows past it are zero
-    band_lu_solve_columns(m.ab, kl, ku, m.piv, m.upper, coupled, st.segment_start, st.segment_end)
+    band_lu_forward_columns(m.ab, kl, ku, m.piv, m.upper, coupled, st.segment_end)
+    band_right_upper_solve(m.ab, kl, ku, m.lower, coupled, st.segment_start)
     for r in range(coupled):
         for k in range(n1):
             f = m.lower[r, k]
-            if f != 0.0:      # A21 is sparse: the rows of the joints between hubs and branches
+            if f != 0.0:      # A21 U^{-1} is zero before the rows of the joints to the hubs
                 for c in range(coupled):
                     m.corner[r, c] -= f * m.upper[k, c]
     return lu_factor(m.corner, m.corner_piv)
@@ -515,30 +583,38 @@ def band_factor(m, st):
 @kernel
 def band_solve(m, st, b):
     """b <- A^{-1} b with the factors of ``band_factor``; b in the unknowns' own order (permuted into
-    m.rhs and back)."""
+    m.rhs and back). With a border: z1 = L^{-1} P b1, x2 = S^{-1} (b2 - lower z1),
+    x1 = U^{-1} (z1 - upper x2)."""
     pos = st.position
     x = m.rhs
     for u in range(b.shape[0]):
         x[pos[u]] = b[u]
     n1 = m.ab.shape[0]
     nb = m.corner.shape[0]
+    kl = st.bands[0]
+    ku = st.bands[1]
     head = x[:n1]
-    if n1 > 0:
-        band_lu_solve(m.ab, st.bands[0], st.bands[1], m.piv, head, st.segment_start, st.segment_end)
-    if nb > 0:
-        coupled = st.n_coupled    # A21's rows and A11^{-1} A12's columns past it are zero
+    if nb == 0:
+        if n1 > 0:
+            band_lu_solve(m.ab, kl, ku, m.piv, head, st.segment_start, st.segment_end)
+    else:
+        coupled = st.n_coupled    # lower's rows and upper's columns past it are zero
         tail = x[n1:]
+        if n1 > 0:
+            band_lu_forward(m.ab, kl, ku, m.piv, head, st.segment_end)
         for r in range(coupled):
-            s = 0.0
+            total = 0.0
             for k in range(n1):
-                s += m.lower[r, k] * head[k]
-            tail[r] -= s
+                total += m.lower[r, k] * head[k]
+            tail[r] -= total
         lu_solve(m.corner, m.corner_piv, tail)
         for k in range(n1):
-            s = 0.0
+            total = 0.0
             for c in range(coupled):
-                s += m.upper[k, c] * tail[c]
-            head[k] -= s
+                total += m.upper[k, c] * tail[c]
+            head[k] -= total
+        if n1 > 0:
+            band_lu_backward(m.ab, kl, ku, head, st.segment_start)
     for u in range(b.shape[0]):
         b[u] = x[pos[u]]
 
