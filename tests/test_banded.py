@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from lgbench.mbs.banded import (
-    band_factor, band_from_dense, band_gather, band_lu_factor, band_lu_forward_columns, band_lu_solve, band_matrix,
-    band_right_upper_solve, band_solve, band_structure, coupled_bodies, full_segments,
+    COLUMN_ENTRY, ROW_ENTRY, band_factor, band_from_dense, band_gather, band_lu_factor, band_lu_forward_columns,
+    band_lu_solve, band_matrix, band_right_upper_solve, band_solve, band_structure, coupled_bodies, full_segments,
 )
 from lgbench.mbs.constraints import constraint_blocks, constraint_matrix, constraint_row_bodies
 from lgbench.models import MODELS
@@ -104,6 +104,35 @@ def test_band_lu_with_a_border_solves_like_a_dense_solver(model, formulation):
     x = b.copy()
     band_solve(m, structure, x)
     np.testing.assert_allclose(x, np.linalg.solve(A, b), rtol=0, atol=1e-9 * np.abs(x).max())
+
+
+@pytest.mark.parametrize("model, formulation", [("v8_crank", "EP"), ("v8_crank", "RV"), ("chain_of_bodies", "EP")])
+def test_the_listed_places_of_b_and_the_force_groups_are_where_each_entry_belongs(model, formulation):
+    """``row_places`` and ``group_places``, computed once per structure, address the same entries as
+    ``band_gather`` does entry by entry (all entries of the random matrix differ)."""
+    system = MODELS[model].build(formulation).system
+    st = band_structure(system, "banded")
+    A = structured_random_matrix(system, np.random.default_rng(13))
+    m = band_matrix(st)
+    band_gather(A, st, m)
+    nv = int(system.sizes[1])
+    checked = 0
+    for row, bodies in enumerate(st.row_bodies):
+        for side, b in enumerate(bodies):
+            if b < 0:
+                continue
+            start, n = system.body_int[b, 3], system.body_int[b, 5]
+            for c in range(n):
+                assert m.data[st.row_places[row, side, c, COLUMN_ENTRY]] == A[start + c, nv + row] != 0.0
+                assert m.data[st.row_places[row, side, c, ROW_ENTRY]] == A[nv + row, start + c] != 0.0
+                checked += 2
+    for g, members in enumerate(system.force_groups):
+        for i, r in enumerate(members):
+            for j, k in enumerate(members):
+                if r >= 0 and k >= 0:
+                    assert m.data[st.group_places[g, i, j]] == A[r, k] != 0.0
+                    checked += 1
+    assert checked > 2 * nv
 
 
 @pytest.mark.parametrize("formulation", ["EP", "RV"])

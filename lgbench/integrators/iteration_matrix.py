@@ -14,7 +14,7 @@ from numba import njit
 from lgbench._compiled import kernel
 from lgbench.lie.se3 import tangent_operator_se3
 from lgbench.lie.so3 import tangent_coefficients
-from lgbench.mbs.banded import band_clear, band_index, band_layout, band_set_constraint_rows
+from lgbench.mbs.banded import band_clear, band_set_constraint_rows
 from lgbench.mbs.codes import RV, SE3
 from lgbench.mbs.constraints import constraint_matrix
 from lgbench.mbs.coordinate_update import update_coordinates, update_coordinates_inline
@@ -265,11 +265,11 @@ def band_iteration_matrix(sys, q, dqn, v, t, bp, gp, scale, opts, w):
     (lgbench/mbs/banded.py): O(bodies) work. Like ``iteration_matrix_at_residual`` it reads the
     by-products of the residual just evaluated at the iterate (``structured_residual``: w.Mb, w.Cb and
     w.g), which the Newton loop always evaluates first. Group columns list each body's coordinates
-    contiguously (``SystemBuilder._force_groups``)."""
+    contiguously (``SystemBuilder._force_groups``); the group blocks go to the places listed in
+    ``st.group_places``."""
     st = w.band
-    pos = st.position
-    layout = band_layout(st)
     data = w.bm.data
+    places = st.group_places
     rel = opts.fd_relative_step
     floor = opts.fd_step_floor
     texp = opts.texp
@@ -305,7 +305,7 @@ def band_iteration_matrix(sys, q, dqn, v, t, bp, gp, scale, opts, w):
                 mass = 0.0
                 if st.vel_body[r] == bk:
                     mass = w.Mb[bk, r - sys.body_int[bk, B_VSTART], lk]
-                data[band_index(layout, pos[r], pos[k])] = scale * (mass * bp + w.Cg[grp, m, j] * gp + kt)
+                data[places[grp, m, j]] = scale * (mass * bp + w.Cg[grp, m, j] * gp + kt)
     band_set_constraint_rows(sys.body_int, st, w.Cb, texp, w.Tb, w.bm)
 
 

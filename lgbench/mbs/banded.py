@@ -35,7 +35,9 @@ dense: ``upper = A12`` (overwritten by L^{-1} P A12), ``lower = A21`` (overwritt
 one flat array ``data``; assembly loops place an entry with the integer arithmetic of ``band_index``
 rather than a function that takes the blocks, because every array passed to a compiled function (even an
 inlined one) costs a reference-count increment and decrement: ~110 ns an entry, 0.3-0.5 ms per V8
-iteration matrix, before this was measured.
+iteration matrix, before this was measured. The places of the entries that every iteration matrix
+writes (B and B^T of each constraint row, the force groups' blocks) do not change from one matrix to the
+next and are listed once in the structure (``row_places``, ``group_places``).
 """
 from __future__ import annotations
 
@@ -55,6 +57,10 @@ from lgbench.mbs.system import B_NV, B_VSTART, SystemArrays
 BODY_BLOCK = 7
 # a body coupled (by joints or force elements) to at least this many other bodies goes into the border
 HUB_DEGREE = 3
+# last index of ``BandStructure.row_places``: the place in ``BandMatrix.data`` of the entry of B^T
+# (A[coordinate, row]) and of B (A[row, coordinate])
+COLUMN_ENTRY = 0
+ROW_ENTRY = 1
 # ``band_structure`` (mode "auto") chooses the banded solver when its multiply-adds (``factor_cost``)
 # are at most this fraction of the dense LU's n^3 / 3: the measured crossover of assembling, factorising
 # and solving once with random matrices of the systems' patterns (banded faster from a cost ratio of
@@ -72,7 +78,9 @@ class BandStructure(NamedTuple):
     vel_body[k] = body of velocity coordinate k. ``active`` is False for the dense solver.
     segment_start[p], segment_end[p] = first and last place of the diagonal block of the leading block
     that holds place p (``band_segments``); the first ``n_coupled`` border unknowns are the ones coupled
-    to the leading block (A12 and A21 are zero in the others).
+    to the leading block (A12 and A21 are zero in the others). row_places[row, side, c, COLUMN_ENTRY or
+    ROW_ENTRY] = index in ``BandMatrix.data`` of A[coordinate c of the row's body on that side, row] or
+    A[row, coordinate]; group_places[group, m, j] = index of A[member m, member j] of a force group.
     """
 
     active: bool
@@ -85,6 +93,8 @@ class BandStructure(NamedTuple):
     segment_start: np.ndarray
     segment_end: np.ndarray
     n_coupled: int
+    row_places: np.ndarray
+    group_places: np.ndarray
 
 
 class BandMatrix(NamedTuple):
@@ -106,7 +116,8 @@ def dense_structure() -> BandStructure:
     """The structure of the dense solver (nothing to store)."""
     empty = np.zeros(0, dtype=np.int64)
     return BandStructure(False, empty, np.zeros(2, dtype=np.int64), 0, empty, np.zeros((0, 2), dtype=np.int64),
-                         empty, empty, empty, 0)
+                         empty, empty, empty, 0, np.zeros((0, 2, BODY_BLOCK, 2), dtype=np.int64),
+                         np.zeros((0, 0, 0), dtype=np.int64))
 
 
 def band_matrix(structure: BandStructure) -> BandMatrix:
@@ -147,11 +158,12 @@ def band_ordering(system: SystemArrays, border: set[int]) -> tuple[np.ndarray, i
     The other bodies are visited component by component, breadth first from a body with fewest
     coupled bodies (a chain built in order keeps its order) and, among those, the farthest from the
     border: a branch of a tree then ends at its hub, and the rows of its joints to the hub, the only
-    places coupled to the border, are the last of its block (see the module docstring). Each body is preceded by the rows of its
-    joints to bodies visited before it and followed by the rows that touch no other visited body (its
-    Euler-parameter norm row, joints to ground or to a border body): a joint row then sits between
-    the coordinates of its two bodies. The border holds the border bodies' coordinates and the rows
-    that touch no other body.
+    places coupled to the border, are the last of its block (see the module docstring). Each body is
+    preceded by the rows of its joints to bodies visited before it and followed by the rows that touch
+    no other visited body (its Euler-parameter norm row, joints to ground or to a border body): a joint
+    row then sits between the coordinates of its two bodies. The first body of a component has no rows
+    before it and puts its own rows there instead, away from the next body (a chain's half-bandwidth:
+    EP 13 -> 10). The border holds the border bodies' coordinates and the rows that touch no other body.
     """
     nv, nc = int(system.sizes[1]), int(system.sizes[2])
     neighbours = coupled_bodies(system)
@@ -310,9 +322,41 @@ def band_structure(system: SystemArrays, mode: str = "auto") -> BandStructure:
     for i, row in enumerate(system.body_int):
         vel_body[row[B_VSTART]:row[B_VSTART] + row[B_NV]] = i
     segment_start, segment_end = band_segments(system, position, n_border)
+    row_bodies = constraint_row_bodies(system)
+    layout = (kl, kl, n - n_border, n_border)
     return BandStructure(True, position, np.array([kl, kl], dtype=np.int64), n_border, np.argsort(position),
-                         constraint_row_bodies(system), vel_body, segment_start, segment_end,
-                         coupled_border(system, position, n_border))
+                         row_bodies, vel_body, segment_start, segment_end, coupled_border(system, position, n_border),
+                         _row_places(system, row_bodies, position, layout),
+                         _group_places(system, position, layout))
+
+
+def _row_places(system: SystemArrays, row_bodies: np.ndarray, position: np.ndarray, layout) -> np.ndarray:
+    """``BandStructure.row_places`` (-1 where a row has no body on a side or the body fewer coordinates)."""
+    nv = int(system.sizes[1])
+    places = np.full((row_bodies.shape[0], 2, BODY_BLOCK, 2), -1, dtype=np.int64)
+    for row, bodies in enumerate(row_bodies):
+        row_place = int(position[nv + row])
+        for side, b in enumerate(bodies):
+            if b < 0:
+                continue
+            start = int(system.body_int[b, B_VSTART])
+            for c in range(int(system.body_int[b, B_NV])):
+                place = int(position[start + c])
+                places[row, side, c, COLUMN_ENTRY] = band_index.py_func(layout, place, row_place)
+                places[row, side, c, ROW_ENTRY] = band_index.py_func(layout, row_place, place)
+    return places
+
+
+def _group_places(system: SystemArrays, position: np.ndarray, layout) -> np.ndarray:
+    """``BandStructure.group_places`` (-1 where a group has fewer members)."""
+    groups = system.force_groups
+    places = np.full((groups.shape[0], groups.shape[1], groups.shape[1]), -1, dtype=np.int64)
+    for g, members in enumerate(groups):
+        for m, r in enumerate(members):
+            for j, k in enumerate(members):
+                if r >= 0 and k >= 0:
+                    places[g, m, j] = band_index.py_func(layout, int(position[r]), int(position[k]))
+    return places
 
 
 def coupled_border(system: SystemArrays, position: np.ndarray, n_border: int) -> int:
@@ -623,27 +667,24 @@ def band_solve(m, st, b):
 def band_set_constraint_rows(body_int, st, Cb, texp, Tb, m):
     """The columns B^T and the rows B (B T with T = blockdiag(Tb[body]) if ``texp``) of a saddle-point
     iteration matrix into the band matrix m of ``st``, from the row blocks Cb of
-    ``constraints.constraint_blocks``."""
-    pos = st.position
-    layout = band_layout(st)
+    ``constraints.constraint_blocks``, at the places listed in ``st.row_places``."""
+    places = st.row_places
     data = m.data
-    nv = pos.shape[0] - st.row_bodies.shape[0]
     for row in range(st.row_bodies.shape[0]):
-        prow = pos[nv + row]
         for side in range(2):
             b = st.row_bodies[row, side]
             if b < 0:
                 continue
-            vs = body_int[b, B_VSTART]
-            for c in range(body_int[b, B_NV]):
-                data[band_index(layout, pos[vs + c], prow)] = Cb[row, side, c]
+            n = body_int[b, B_NV]
+            for c in range(n):
+                data[places[row, side, c, COLUMN_ENTRY]] = Cb[row, side, c]
                 if texp:
                     ct = 0.0
-                    for l in range(body_int[b, B_NV]):
+                    for l in range(n):
                         ct += Cb[row, side, l] * Tb[b, l, c]
                 else:
                     ct = Cb[row, side, c]
-                data[band_index(layout, prow, pos[vs + c])] = ct
+                data[places[row, side, c, ROW_ENTRY]] = ct
 
 
 def full_segments(n: int) -> tuple[np.ndarray, np.ndarray]:

@@ -6,7 +6,7 @@ The functions of ``lgbench.integrators.linear_algebra.FUNCTIONS`` (see there), a
 from numba import njit
 
 from lgbench.integrators.iteration_matrix import band_iteration_matrix
-from lgbench.mbs.banded import band_factor, band_index, band_layout, band_solve
+from lgbench.mbs.banded import band_factor, band_solve
 from lgbench.mbs.constraints import constraint_blocks
 from lgbench.mbs.residual import add_constraint_forces, constraint_velocity as blocks_times_velocity
 from lgbench.mbs.residual import structured_residual
@@ -26,8 +26,7 @@ def iteration_matrix(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w):
 def add_damping_columns(sys, w, first, columns, factor):
     """The rows of C_t coupled to the node's columns are those of its force-coupled group, where the
     columns stand contiguously (``SystemBuilder._force_groups``); C_t from its group blocks w.Cg."""
-    layout = band_layout(w.band)
-    pos = w.band.position
+    places = w.band.group_places
     groups = sys.force_groups
     home, member = -1, -1
     for grp in range(groups.shape[0]):
@@ -43,7 +42,7 @@ def add_damping_columns(sys, w, first, columns, factor):
                 s = 0.0
                 for k in range(n):
                     s += w.Cg[home, m, member + k] * column[k]
-                w.bm.data[band_index(layout, pos[r], pos[first + c])] += factor * s
+                w.bm.data[places[home, m, member + c]] += factor * s
 
 
 @njit(inline="always")
