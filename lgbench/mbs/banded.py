@@ -375,6 +375,19 @@ def coupled_border(system: SystemArrays, position: np.ndarray, n_border: int) ->
     return last + 1
 
 
+@njit(inline="always")
+def _band_view(ab, kl, ku):
+    """(n, width, kl + ku, the flat view) of the band storage ab: what the band kernels index with
+    (``flat.py``)."""
+    return ab.shape[0], ab.shape[1], kl + ku, flat(ab)
+
+
+@njit(inline="always")
+def _column_offset(width, diag, k):
+    """Offset of A11[0, k] in the flat band storage: a[offset + i] = A11[i, k] (module storage)."""
+    return unsigned(k * width + diag - k)
+
+
 @kernel
 def band_lu_factor(ab, kl, ku, piv, segment_end):
     """In-place LU with partial pivoting of the band matrix ``ab`` (module storage); False if singular.
@@ -386,19 +399,16 @@ def band_lu_factor(ab, kl, ku, piv, segment_end):
     Rows, row interchanges and updates stop at ``segment_end[k]``, the last place of k's diagonal block
     (``band_segments``; ``full_segments`` for a matrix without that knowledge): the entries beyond are
     zeros, which the loops would otherwise read and skip one by one. The entries are reached through
-    ``flat``'s unsigned offsets, ``a[column(j) + i] = A[i, j]`` with column(j) = j width + kl + ku - j.
+    ``flat``'s unsigned offsets (``_column_offset``).
     """
-    n = ab.shape[0]
-    width = ab.shape[1]
-    diag = kl + ku
-    a = flat(ab)
+    n, width, diag, a = _band_view(ab, kl, ku)
     scale = largest_magnitude(ab)
     if scale == 0.0 or not np.isfinite(scale):
         return False
     for k in range(n):
         end = min(n - 1, segment_end[k])
         last_row = min(end, k + kl)
-        column_k = unsigned(k * width + diag - k)
+        column_k = _column_offset(width, diag, k)
         while last_row > k and a[column_k + unsigned(last_row)] == 0.0:
             last_row -= 1       # zeros at the foot of column k: rows that need no elimination
         p = k
@@ -414,7 +424,7 @@ def band_lu_factor(ab, kl, ku, piv, segment_end):
         last_col = min(end, k + kl + ku)
         if p != k:
             for j in range(k, last_col + 1):
-                column_j = unsigned(j * width + diag - j)
+                column_j = _column_offset(width, diag, j)
                 entry = a[column_j + unsigned(k)]
                 a[column_j + unsigned(k)] = a[column_j + unsigned(p)]
                 a[column_j + unsigned(p)] = entry
@@ -426,7 +436,7 @@ def band_lu_factor(ab, kl, ku, piv, segment_end):
         first = unsigned(k + 1)
         stop = unsigned(last_row + 1)
         for j in range(k + 1, last_col + 1):
-            column_j = unsigned(j * width + diag - j)
+            column_j = _column_offset(width, diag, j)
             f = a[column_j + unsigned(k)]
             if f != 0.0:
                 for i in range(first, stop):
@@ -446,17 +456,14 @@ def band_lu_solve(ab, kl, ku, piv, b, segment_start, segment_end):
 def band_lu_forward(ab, kl, ku, piv, b, segment_end):
     """b <- L^{-1} P b with the factors of ``band_lu_factor`` (the row interchanges and the unit lower
     triangle), staying in each place's diagonal block."""
-    n = ab.shape[0]
-    width = ab.shape[1]
-    diag = kl + ku
-    a = flat(ab)
+    n, width, diag, a = _band_view(ab, kl, ku)
     for k in range(n):
         p = piv[k]
         if p != k:
             b[k], b[p] = b[p], b[k]
         bk = b[k]
         if bk != 0.0:
-            column_k = unsigned(k * width + diag - k)
+            column_k = _column_offset(width, diag, k)
             for i in range(unsigned(k + 1), unsigned(min(n - 1, k + kl, segment_end[k]) + 1)):
                 b[i] -= a[column_k + i] * bk
 
@@ -464,12 +471,9 @@ def band_lu_forward(ab, kl, ku, piv, b, segment_end):
 @kernel
 def band_lu_backward(ab, kl, ku, b, segment_start):
     """b <- U^{-1} b with the upper triangle of ``band_lu_factor``, staying in each place's diagonal block."""
-    n = ab.shape[0]
-    width = ab.shape[1]
-    diag = kl + ku
-    a = flat(ab)
+    n, width, diag, a = _band_view(ab, kl, ku)
     for k in range(n - 1, -1, -1):
-        column_k = unsigned(k * width + diag - k)
+        column_k = _column_offset(width, diag, k)
         b[k] /= a[column_k + unsigned(k)]
         bk = b[k]
         if bk != 0.0:
@@ -483,10 +487,7 @@ def band_lu_forward_columns(ab, kl, ku, piv, B, n_columns, segment_end):
     ``band_lu_forward`` with the columns innermost: contiguous, and a zero row is skipped whole, so rows
     before a block's first nonzero of B cost a test). The columns past ``n_columns`` are zero (the border
     unknowns not coupled to A11) and left alone."""
-    n = ab.shape[0]
-    width = ab.shape[1]
-    diag = kl + ku
-    a = flat(ab)
+    n, width, diag, a = _band_view(ab, kl, ku)
     b = flat(B)
     b_width = B.shape[1]
     columns = unsigned(n_columns)
@@ -501,7 +502,7 @@ def band_lu_forward_columns(ab, kl, ku, piv, B, n_columns, segment_end):
                 b[row_p + c] = entry
         if _zero_row(b, row_k, columns):
             continue
-        column_k = unsigned(k * width + diag - k)
+        column_k = _column_offset(width, diag, k)
         for i in range(k + 1, min(n - 1, k + kl, segment_end[k]) + 1):
             f = a[column_k + unsigned(i)]
             if f != 0.0:
@@ -515,10 +516,7 @@ def band_right_upper_solve(ab, kl, ku, C, n_rows, segment_start):
     """C[:n_rows] <- C[:n_rows] U^{-1} with the upper triangle of ``band_lu_factor``: for each row y of C,
     y_j = (c_j - sum_{i<j} y_i U_ij) / U_jj, j ascending. Within each diagonal block the entries before
     the row's first nonzero stay zero and are skipped."""
-    n = ab.shape[0]
-    width = ab.shape[1]
-    diag = kl + ku
-    a = flat(ab)
+    n, width, diag, a = _band_view(ab, kl, ku)
     c = flat(C)
     c_width = C.shape[1]
     for r in range(n_rows):
@@ -531,7 +529,7 @@ def band_right_upper_solve(ab, kl, ku, C, n_rows, segment_start):
                 if c[row + unsigned(j)] == 0.0:
                     continue
                 first = j
-            column_j = unsigned(j * width + diag - j)
+            column_j = _column_offset(width, diag, j)
             total = c[row + unsigned(j)]
             for i in range(unsigned(max(first, j - kl - ku)), unsigned(j)):
                 total -= c[row + i] * a[column_j + i]
