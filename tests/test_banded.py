@@ -8,6 +8,7 @@ from lgbench.mbs.banded import (
     band_lu_solve, band_matrix, band_right_upper_solve, band_solve, band_structure, coupled_bodies, full_segments,
 )
 from lgbench.mbs.constraints import constraint_blocks, constraint_matrix, constraint_row_bodies
+from lgbench.mbs.system import B_NV, B_VSTART
 from lgbench.models import MODELS
 from lgbench.runner.single_run import RunSpec, run_single
 
@@ -121,7 +122,7 @@ def test_the_listed_places_of_b_and_the_force_groups_are_where_each_entry_belong
         for side, b in enumerate(bodies):
             if b < 0:
                 continue
-            start, n = system.body_int[b, 3], system.body_int[b, 5]
+            start, n = system.body_int[b, B_VSTART], system.body_int[b, B_NV]
             for c in range(n):
                 assert m.data[st.row_places[row, side, c, COLUMN_ENTRY]] == A[start + c, nv + row] != 0.0
                 assert m.data[st.row_places[row, side, c, ROW_ENTRY]] == A[nv + row, start + c] != 0.0

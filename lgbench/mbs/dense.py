@@ -115,8 +115,8 @@ def subtract_multiple(target, row, start, source, source_row, source_start, f, c
     pass: the elimination step of ``lu_factor``. The same operations, entry by entry, as the plain loop.
     LLVM leaves the plain loop scalar and serial (the rows may alias); unrolled, the 9 x 9 LU of the
     constrained top runs 2x and the 35 x 35 of the slider-crank 1.6x faster. The band kernels index
-    through ``flat.py`` instead (docs/notes/implicit_speed.md). Within one array the rows must differ (row > source_row or
-    row < source_row in every caller)."""
+    through ``flat.py`` instead (docs/notes/implicit_speed.md). Within one array the rows must differ
+    (row > source_row or row < source_row in every caller)."""
     m = 0
     while m + 3 < count:
         s0 = source[source_row, source_start + m]
