@@ -13,9 +13,10 @@ passes one pointer instead. This script times one callee that reads 25 arrays of
 
     .venv/bin/python benchmarks/call_cost.py
 
-prints nanoseconds per call, minimum of 7 repeats. A ``StructRef``'s fields can only be read with
-reference counting (a ``kernel``), not in an ``entry_point`` compiled without it; the entry point can pass
-it on. Its type is cached with ``cache=True`` like any other argument type.
+prints nanoseconds per call, minimum of 7 repeats. numba reads a ``StructRef``'s fields (``ref.a0``)
+through its memory manager, so only a function compiled with reference counting (a ``kernel``) can read
+them that way; an ``entry_point`` can pass one on, and docs/performance.md (stop 43) reads the fields
+without the memory manager. Its type is cached with ``cache=True`` like any other argument type.
 """
 from __future__ import annotations
 
