@@ -67,28 +67,20 @@ callee_tuple = _compiled_callee("callee_tuple")
 callee_structref = _compiled_callee("callee_structref")
 
 
-@njit
-def calls_inlined(w, n):
-    s = 0.0
-    for k in range(n):
-        s += callee_inlined(w, k)
-    return s
+def _loop_calling(callee):
+    """A compiled loop that calls ``callee`` n times and sums what it returns."""
+    @njit
+    def loop(w, n):
+        s = 0.0
+        for k in range(n):
+            s += callee(w, k)
+        return s
+    return loop
 
 
-@njit
-def calls_with_tuple(w, n):
-    s = 0.0
-    for k in range(n):
-        s += callee_tuple(w, k)
-    return s
-
-
-@njit
-def calls_with_structref(w, n):
-    s = 0.0
-    for k in range(n):
-        s += callee_structref(w, k)
-    return s
+calls_inlined = _loop_calling(callee_inlined)
+calls_with_tuple = _loop_calling(callee_tuple)
+calls_with_structref = _loop_calling(callee_structref)
 
 
 def nanoseconds_per_call(loop, w) -> float:
