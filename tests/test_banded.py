@@ -68,7 +68,7 @@ def test_the_v8_crank_drive_is_banded_once_its_crankshaft_is_the_border(formulat
     nv = int(system.sizes[1])
     rows = constraint_row_bodies(system)
     crank_rows = [r for r, pair in enumerate(rows) if set(pair) <= {crank, -1}]
-    assert structure.n_border == system.body_int[crank, 5] + len(crank_rows)
+    assert structure.n_border == system.body_int[crank, B_NV] + len(crank_rows)
     n = structure.position.size
     assert set(structure.position[nv + np.array(crank_rows)]) <= set(range(n - structure.n_border, n))
     assert structure.bands[0] <= 2 * 7 + 11            # one rod and one piston with their joint rows
@@ -86,7 +86,7 @@ def structured_random_matrix(system, rng):
         A[np.ix_(members, members)] = rng.normal(size=(members.size, members.size)) + 4 * np.eye(members.size)
     for row, bodies in enumerate(constraint_row_bodies(system)):
         for body in bodies[bodies >= 0]:
-            start, n = system.body_int[body, 3], system.body_int[body, 5]
+            start, n = system.body_int[body, B_VSTART], system.body_int[body, B_NV]
             A[nv + row, start:start + n] = rng.normal(size=n)
             A[start:start + n, nv + row] = rng.normal(size=n)
     return A
@@ -145,7 +145,7 @@ def test_the_v8_band_lu_stops_at_each_branch_and_gives_the_same_factors_bit_for_
     st = band_structure(system, "banded")
     assert np.unique(st.segment_end).size == 8                    # eight branches
     crank = [b for b, others in enumerate(coupled_bodies(system)) if len(others) >= 3][0]
-    assert st.n_coupled == system.body_int[crank, 5] < st.n_border
+    assert st.n_coupled == system.body_int[crank, B_NV] < st.n_border
     m = band_matrix(st)
     band_gather(structured_random_matrix(system, np.random.default_rng(11)), st, m)
     n1, nb = m.ab.shape[0], m.corner.shape[0]
@@ -222,7 +222,7 @@ def test_constraint_blocks_are_the_dense_constraint_matrix(model, formulation):
     for row, bodies in enumerate(constraint_row_bodies(sys)):
         for side, body in enumerate(bodies):
             if body >= 0:
-                start, n = sys.body_int[body, 3], sys.body_int[body, 5]
+                start, n = sys.body_int[body, B_VSTART], sys.body_int[body, B_NV]
                 scattered[row, start:start + n] += Cb[row, side, :n]
     np.testing.assert_array_equal(scattered, C)
 
