@@ -210,7 +210,7 @@ def test_hooks_as_the_kernels_call_them(tree):
     """mass_matrix / generalized_forces (residual) and accelerations (explicit) see the chain block."""
     from lgbench.mbs.dynamics import accelerations
     from lgbench.mbs.residual import generalized_forces, mass_matrix
-
+    
     sys, q, v = tree["sys"], tree["q"], tree["v"]
     n = q.size
     M = np.full((n, n), 7.0)

@@ -141,7 +141,7 @@ from numba.core.runtime import rtsys
 from lgbench.integrators import generalized_alpha as ga, hht
 from lgbench.integrators.newton import N_STATISTICS
 from lgbench.integrators.starting_values import consistent_accelerations
-from lgbench.integrators.implicit import IMPLICIT_INTEGRATORS, implicit_options
+from lgbench.integrators.implicit import IMPLICIT_INTEGRATORS, compiled_solver, implicit_options
 from lgbench.models import MODELS
 
 newton = sys.argv[1]
@@ -169,7 +169,7 @@ for model, formulation, integrator, params in (
         state = (q, v, vd, vd.copy(), lam) if integrator == "ga" else (q, v, vd, lam)
         solver = "auto" if integrator == "ga" else "dense"
         w = ga.make_workspace(system, 3, solver)
-        run = (ga if integrator == "ga" else hht).integrate(w)
+        run = ga.ENTRY_POINTS[compiled_solver(system, merged)] if integrator == "ga" else hht.integrate(w)
         stats = np.zeros(N_STATISTICS)
         h = 2.5e-5
         before = rtsys.get_allocation_stats().alloc

@@ -17,7 +17,7 @@ from test_cli import write_study
 from lgbench.runner import execute
 from lgbench.runner.grid import reference_spec, study_specs
 from lgbench.runner.precompile import (
-    KERNELS, OUTPUTS, RUN, START, compile_task, compile_tasks, precompile, task_label,
+    KERNELS, OUTPUTS, RUN, START, compile_group, compile_task, compile_tasks, precompile, task_label,
 )
 from lgbench.runner.single_run import RunSpec
 from lgbench.runner.study import load_study
@@ -25,14 +25,22 @@ from lgbench.runner.study import load_study
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_the_flagship_compiles_as_five_parts_generalized_alpha_first_its_last_kernels_beside_it():
+def test_the_flagship_compiles_as_four_parts_generalized_alpha_for_free_bodies_first():
+    """RV, Rxyz and EP share the free-bodies entry point, which needs no kernels compiled ahead (the general
+    dense one does: the study after this one)."""
     tasks = compile_tasks(study_specs(load_study(ROOT / "studies" / "heavy_top.yaml")))
     assert tasks[0][0] == RUN and tasks[0][1].integrator == "generalized-alpha"
-    assert tasks[1][0] == KERNELS and tasks[1][1] == tasks[0][1]
-    assert tasks[3][0] == START and tasks[3][1].integrator == "generalized-alpha"
-    assert len(tasks) == 5 and tasks[2][0] == RUN and tasks[2][1].integrator in ("RK44", "DOPRI5", "RK67")
-    assert tasks[4][0] == OUTPUTS and tasks[4][1].model == "heavy_top"
+    assert compile_group(tasks[0][1])[-1] == "free-bodies"
+    assert len(tasks) == 4 and tasks[1][0] == RUN and tasks[1][1].integrator in ("RK44", "DOPRI5", "RK67")
+    assert tasks[2][0] == START and tasks[2][1].integrator == "generalized-alpha"
+    assert tasks[3][0] == OUTPUTS and tasks[3][1].model == "heavy_top"
     assert all(spec.t_end == spec.h for _, spec in tasks)
+
+
+def test_a_dense_study_compiles_generalized_alpha_first_its_last_kernels_beside_it():
+    tasks = compile_tasks(study_specs(load_study(ROOT / "studies" / "heavy_top_constrained.yaml")))
+    assert tasks[0][0] == RUN and compile_group(tasks[0][1])[-1] == "dense"
+    assert tasks[1][0] == KERNELS and tasks[1][1] == tasks[0][1]
 
 
 def test_only_dense_generalized_alpha_first_has_kernels_compiled_ahead():
@@ -70,16 +78,17 @@ def test_an_entry_point_is_compiled_once_whatever_its_models():
              RunSpec("heavy_top", "EP", "hht", 1e-3, 1.0), RunSpec("rotor", "RV", "RK67", 1e-4, 1.0)]
     tasks = compile_tasks(specs)
     assert [(kind, spec.model, spec.integrator) for kind, spec in tasks] == [
-        (RUN, "rotor", "generalized-alpha"), (KERNELS, "rotor", "generalized-alpha"), (RUN, "rotor", "RK67"),
+        (RUN, "rotor", "generalized-alpha"), (RUN, "rotor", "RK67"),
         (START, "rotor", "generalized-alpha"), (RUN, "heavy_top", "hht"), (OUTPUTS, "rotor", "generalized-alpha"),
         (OUTPUTS, "heavy_top", "generalized-alpha")]
 
 
 def test_a_banded_model_compiles_the_banded_entry_point_beside_the_dense_one():
-    specs = [RunSpec("heavy_top", "RV", "generalized-alpha", 1e-3, 1.0), RunSpec("v8_crank", "EP", "generalized-alpha", 1e-4, 0.1)]
+    specs = [RunSpec("heavy_top_constrained", "RV", "generalized-alpha", 1e-3, 1.0),
+             RunSpec("v8_crank", "EP", "generalized-alpha", 1e-4, 0.1)]
     assert [(kind, spec.model) for kind, spec in compile_tasks(specs)] == [
-        (RUN, "heavy_top"), (KERNELS, "heavy_top"), (START, "heavy_top"), (RUN, "v8_crank"), (OUTPUTS, "heavy_top"),
-        (OUTPUTS, "v8_crank")]
+        (RUN, "heavy_top_constrained"), (KERNELS, "heavy_top_constrained"), (START, "heavy_top_constrained"),
+        (RUN, "v8_crank"), (OUTPUTS, "heavy_top_constrained"), (OUTPUTS, "v8_crank")]
 
 
 def test_the_intrinsic_schemes_need_no_separate_starting_values():
@@ -109,11 +118,11 @@ def test_every_part_is_compiled_in_a_worker_and_reported_as_it_finishes():
     lines = []
     specs = [RunSpec("heavy_top", "RV", "RK44", 1e-3, 1.0), RunSpec("heavy_top", "RV", "generalized-alpha", 1e-3, 1.0)]
     assert precompile(specs, workers=2, progress=lines.append) == 2
-    assert lines[0] == "compiling in 5 parts on 2 cores"
-    assert [line.split(":")[0] for line in lines[1:]] == [f"compiled {k}/5" for k in range(1, 6)]
+    assert lines[0] == "compiling in 4 parts on 2 cores"
+    assert [line.split(":")[0] for line in lines[1:]] == [f"compiled {k}/4" for k in range(1, 5)]
     assert {line.split(": ")[1].rsplit(" in ", 1)[0] for line in lines[1:]} == {
-        "generalized-alpha (heavy_top)", "iteration-matrix kernels (heavy_top)", "consistent accelerations (heavy_top)",
-        "RK44 (heavy_top)", "outputs (heavy_top)"}
+        "generalized-alpha (heavy_top)", "consistent accelerations (heavy_top)", "RK44 (heavy_top)",
+        "outputs (heavy_top)"}
 
 
 def test_a_cold_cache_is_compiled_on_every_core_before_the_runs(tmp_path, monkeypatch):

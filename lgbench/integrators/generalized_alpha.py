@@ -35,14 +35,12 @@ import numpy as np
 
 from lgbench._compiled import entry_point
 from lgbench.integrators.fixed_step import run_fixed_steps
-from lgbench.integrators.iteration_matrix import stabilisation_blocks
-from lgbench.integrators.linear_algebra import banded, dense
+from lgbench.integrators.linear_algebra import banded, dense, free_bodies
 from lgbench.integrators.newton import (
     ST_FULL_NEWTON_FALLBACKS, ST_MAX_BV, ST_MAX_ETA, ST_MAX_PHI, ST_STEPS, NewtonOptions, newton_counts, newton_solve,
 )
 from lgbench.mbs.banded import BODY_BLOCK, BandMatrix, BandStructure, band_matrix, band_structure, dense_structure
 from lgbench.mbs.codes import DIVERGED, OK
-from lgbench.mbs.constraints import constraint_matrix, constraint_residual_inline
 from lgbench.mbs.coordinate_update import update_coordinates_inline
 from lgbench.mbs.dense import all_finite, copy_vector, matrix_vector_into
 from lgbench.mbs.force_tangent import TangentWorkspace, tangent_workspace
@@ -55,8 +53,7 @@ def _residual_norm(algebra, sys, q, v, a, lam, t, index2, w):
     and B(q) v in w.bv (``algebra.residual``: the dense or the banded by-products)."""
     algebra.residual(sys, q, v, a, lam, t, w)
     r, phi, bv = w.r, w.phi, w.bv
-    if phi.shape[0] > 0:
-        constraint_residual_inline(sys, q, t, phi)
+    algebra.constraint_residual(sys, q, t, phi)
     s = 0.0
     for k in range(r.shape[0]):
         s += r[k] * r[k]
@@ -100,7 +97,7 @@ def _factor_iteration_matrix(algebra, sys, q1, dqn, v1, vd1, lam1, t1, bp, gp, s
     at the iterate whose residual ``_residual_norm`` has just evaluated; False if singular."""
     algebra.iteration_matrix(sys, q1, dqn, v1, vd1, lam1, t1, bp, gp, scale, opts, w)
     if index2:
-        stabilisation_blocks(sys, q1, v1, bp, gp, scale, opts, w)
+        algebra.index2_blocks(sys, q1, v1, bp, gp, scale, opts, w)
     return algebra.factor(w)
 
 
@@ -182,7 +179,7 @@ def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, sta
     nc = sys.sizes[S_NC]
     index2 = opts.index == 2 and nc > 0
     if index2:
-        constraint_matrix(sys, q, w.Cn)
+        algebra.index2_step_start(sys, q, w)
     # predictor (Alg. 5 lines 1-6); w.zeta = h eta_n of eq. (56b)
     for r in range(nv):
         w.abar[r] = (af * vd[r] - am * a_alg[r]) / (1.0 - am)
@@ -375,6 +372,20 @@ def _banded_fixed_step(problem, state, t, h, h_nominal):
     return generalized_alpha_fixed_step(banded, problem, state, t, h, h_nominal)
 
 
+@njit(inline="always")
+def _free_bodies_fixed_step(problem, state, t, h, h_nominal):
+    return generalized_alpha_fixed_step(free_bodies, problem, state, t, h, h_nominal)
+
+
+@njit(inline="always")
+def _integrate(fixed_step, sys, method, opts, q, v, vd, a_alg, lam, t0, t_end, h, sample_times, q_samples, v_samples,
+               lam_samples, w, stats, stop):
+    """``run_fixed_steps`` of ``fixed_step`` (one solver's ``generalized_alpha_fixed_step``)."""
+    problem = GeneralizedAlphaProblem(sys, method, opts, w, stats)
+    samples = (sample_times, q_samples, v_samples, lam_samples)
+    return run_fixed_steps(fixed_step, problem, (q, v, vd, a_alg, lam), (q, v, lam), samples, t0, t_end, h, stop)
+
+
 @entry_point
 def integrate_implicit(sys, method, opts, q, v, vd, a_alg, lam, t0, t_end, h, sample_times,
                        q_samples, v_samples, lam_samples, w, stats, stop):
@@ -384,11 +395,9 @@ def integrate_implicit(sys, method, opts, q, v, vd, a_alg, lam, t0, t_end, h, sa
     of ||Phi|| and ||B v|| over all steps in ``stats``. Returns (status, steps, t_reached).
     """
     if w.band.active:
-        raise ValueError("integrate_implicit takes a dense workspace (generalized_alpha.integrate chooses)")
-    problem = GeneralizedAlphaProblem(sys, method, opts, w, stats)
-    samples = (sample_times, q_samples, v_samples, lam_samples)
-    return run_fixed_steps(_dense_fixed_step, problem, (q, v, vd, a_alg, lam), (q, v, lam), samples, t0,
-                           t_end, h, stop)
+        raise ValueError("integrate_implicit takes a dense workspace (implicit.compiled_solver chooses)")
+    return _integrate(_dense_fixed_step, sys, method, opts, q, v, vd, a_alg, lam, t0, t_end, h, sample_times,
+                      q_samples, v_samples, lam_samples, w, stats, stop)
 
 
 @entry_point
@@ -396,13 +405,22 @@ def integrate_implicit_banded(sys, method, opts, q, v, vd, a_alg, lam, t0, t_end
                               q_samples, v_samples, lam_samples, w, stats, stop):
     """``integrate_implicit`` with the banded solver (w.band.active; ``lgbench.integrators.linear_algebra``)."""
     if not w.band.active:
-        raise ValueError("integrate_implicit_banded takes a banded workspace (generalized_alpha.integrate chooses)")
-    problem = GeneralizedAlphaProblem(sys, method, opts, w, stats)
-    samples = (sample_times, q_samples, v_samples, lam_samples)
-    return run_fixed_steps(_banded_fixed_step, problem, (q, v, vd, a_alg, lam), (q, v, lam), samples, t0,
-                           t_end, h, stop)
+        raise ValueError("integrate_implicit_banded takes a banded workspace (implicit.compiled_solver chooses)")
+    return _integrate(_banded_fixed_step, sys, method, opts, q, v, vd, a_alg, lam, t0, t_end, h, sample_times,
+                      q_samples, v_samples, lam_samples, w, stats, stop)
 
 
-def integrate(w: ImplicitWorkspace):
-    """The entry point of ``integrate_implicit``'s signature for the solver of workspace ``w``."""
-    return integrate_implicit_banded if w.band.active else integrate_implicit
+@entry_point
+def integrate_implicit_free_bodies(sys, method, opts, q, v, vd, a_alg, lam, t0, t_end, h, sample_times,
+                                   q_samples, v_samples, lam_samples, w, stats, stop):
+    """``integrate_implicit`` for free rigid bodies under elementary loads (``linear_algebra.free_bodies``;
+    ``implicit.free_bodies_apply`` says which runs)."""
+    if w.band.active:
+        raise ValueError("integrate_implicit_free_bodies takes a dense workspace (implicit.compiled_solver chooses)")
+    return _integrate(_free_bodies_fixed_step, sys, method, opts, q, v, vd, a_alg, lam, t0, t_end, h, sample_times,
+                      q_samples, v_samples, lam_samples, w, stats, stop)
+
+
+ENTRY_POINTS = {"dense": integrate_implicit, "banded": integrate_implicit_banded,
+                "free-bodies": integrate_implicit_free_bodies}
+"""The entry point of each solver (``implicit.compiled_solver``)."""

@@ -12,8 +12,10 @@ from lgbench.integrators.interface import Integration, sampling, timed_run
 from lgbench.integrators.newton import N_STATISTICS, NewtonOptions, newton_options
 from lgbench.integrators.second_order_method import SecondOrderMethod, generalized_alpha
 from lgbench.integrators.starting_values import consistent_accelerations, corrected_starting_values
-from lgbench.mbs.codes import SINGULAR_MATRIX
+from lgbench.mbs.codes import F_TYPE, SINGULAR_MATRIX
+from lgbench.mbs.force_tangent import analytic_tangent_applies
 from lgbench.mbs.formulations import IMPLICIT_FORMULATIONS
+from lgbench.mbs.loads import ELEMENTARY_LOADS
 
 
 @dataclass(frozen=True)
@@ -37,9 +39,9 @@ class ImplicitIntegrator:
         return run_implicit(system, self, q0, v0, options, h, t_end, sample_times)
 
     def linear_algebra(self, system, options: dict[str, Any]) -> str:
-        """"banded" or "dense": the solver, and so the compiled entry point, of a run on ``system``."""
-        merged = implicit_options(self, options)[1]
-        return solver_kind(system, merged["index"], merged)
+        """"free-bodies", "banded" or "dense": the solver, and so the compiled entry point, of a run on
+        ``system`` (``compiled_solver``)."""
+        return compiled_solver(system, implicit_options(self, options)[1])
 
 
 NEWTON_DEFAULTS: dict[str, Any] = {
@@ -145,6 +147,26 @@ def solver_kind(system, index: int, merged: dict) -> str:
     return "banded" if ga.solver_structure(system, index, linear_solver(system, merged)).active else "dense"
 
 
+def free_bodies_apply(system, merged: dict) -> bool:
+    """The free-bodies solver (``linear_algebra/free_bodies.py``) serves a run with these options on
+    ``system``: no joint and no minimal-coordinate chain (the Euler parameters' norms are the only
+    constraints, at index 3), only elementary loads (``loads.ELEMENTARY_LOADS``), and K_t, C_t of all the
+    forces differentiated by hand (tangent = forces, jacobian = analytic, loads_jacobian = true, on node
+    types ``force_tangent`` covers)."""
+    return (system.joint_int.shape[0] == 0 and system.chain_int.shape[0] == 0
+            and (int(system.sizes[2]) == 0 or merged["index"] == 3)
+            and all(int(f) in ELEMENTARY_LOADS for f in system.force_int[:, F_TYPE])
+            and merged["tangent"] == "forces" and merged["jacobian"] == "analytic" and bool(merged["loads_jacobian"])
+            and analytic_tangent_applies(system))
+
+
+def compiled_solver(system, merged: dict) -> str:
+    """"free-bodies", "banded" or "dense": the solver of a generalized-alpha run, and so its compiled entry
+    point (``generalized_alpha.ENTRY_POINTS``); free bodies where ``free_bodies_apply``, with the dense LU."""
+    kind = solver_kind(system, merged["index"], merged)
+    return "free-bodies" if kind == "dense" and free_bodies_apply(system, merged) else kind
+
+
 def run_implicit(system, integrator: ImplicitIntegrator, q0, v0, options, h, t_end,
                  sample_times) -> Integration:
     """Compiled generalized-alpha run; the timed region includes the (corrected) starting values."""
@@ -157,6 +179,7 @@ def run_implicit(system, integrator: ImplicitIntegrator, q0, v0, options, h, t_e
     lam_samples = np.zeros((ns, nc))
     index = merged["index"]
     solver = linear_solver(system, merged)
+    entry_point = ga.ENTRY_POINTS[compiled_solver(system, merged)]
 
     def workspace():
         return ga.make_workspace(system, index, solver)
@@ -179,8 +202,8 @@ def run_implicit(system, integrator: ImplicitIntegrator, q0, v0, options, h, t_e
     def advance(inputs, q, v, vd, a_alg, lam, t_stop, warm_up, stop):
         work, stats = inputs
         times, qs, vs, ls = sampling(warm_up, sample_times, q_samples, v_samples, lam_samples)
-        return ga.integrate(work)(system, method, opts, q, v, vd, a_alg, lam, 0.0, t_stop, h, times, qs, vs, ls,
-                                  work, stats, stop)
+        return entry_point(system, method, opts, q, v, vd, a_alg, lam, 0.0, t_stop, h, times, qs, vs, ls, work, stats,
+                           stop)
 
     def run(inputs, t_stop, warm_up, stop):
         if warm_up:     # the stepper compiles before the starting values (lgbench/runner/precompile.py)

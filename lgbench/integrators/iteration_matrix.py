@@ -22,6 +22,7 @@ from lgbench.mbs.constraint_tangent import velocity_constraint_tangent
 from lgbench.mbs.force_tangent import force_tangent_inline
 from lgbench.mbs.pose import rotation_start
 from lgbench.mbs.residual import dynamic_residual, generalized_forces_inline
+from lgbench.mbs.scope import multibody
 from lgbench.mbs.system import B_FORM, B_NV, B_VSTART, S_NC, S_NV
 
 
@@ -109,7 +110,7 @@ def _perturbed_forces(sys, q, v, t, rel, floor, positions, e, z, qp, vp, force, 
     else:
         for r in range(v.shape[0]):
             vp[r] = v[r] + z[r]
-    generalized_forces_inline(sys, qp if positions else q, v if positions else vp, t, force, torque, gp)
+    generalized_forces_inline(multibody, sys, qp if positions else q, v if positions else vp, t, force, torque, gp)
 
 
 @njit(inline="always")
@@ -174,11 +175,8 @@ def _scatter_groups(groups, blocks, out):
 @njit(inline="always")
 def iteration_matrix_at_residual(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w):
     """The (scaled) iteration matrix S_t of paper 000 eq. (40) into w.S at the iterate (q, v, a, lam, t) whose
-    residual the Newton loop has just evaluated: w.M, w.C, w.g and w.r hold M, B, g and r there."""
-    nv = v.shape[0]
-    nc = sys.sizes[S_NC]
-    S = w.S
-    S[:, :] = 0.0
+    residual the Newton loop has just evaluated: w.M, w.C, w.g and w.r hold M, B, g and r there. K_t and
+    C_t analytic, by finite differences of the forces or K_t of the whole residual, as the options say."""
     full = opts.full_tangent
     rel = opts.fd_relative_step
     floor = opts.fd_step_floor
@@ -187,10 +185,7 @@ def iteration_matrix_at_residual(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts,
         _residual_stiffness(sys, q, v, a, lam, t, rel, floor, w.z, w.qp, w.Mp, w.Cp, w.force, w.torque, w.gp,
                             w.r, w.r0, w.rp, w.K)
     if not full and analytic_tangent_available(sys, opts, w):
-        force_tangent_inline(sys, q, v, t, w.force, w.torque, w.tangent, w.Kg, w.Cg, opts.loads_jacobian,
-                             opts.damper_position_jacobian)
-        _scatter_groups(sys.force_groups, w.Kg, w.K)
-        _scatter_groups(sys.force_groups, w.Cg, w.Ct)
+        force_tangent_matrices(multibody, sys, q, v, t, opts, w)
     else:
         for which in range(1 if full else 0, 2):
             positions = which == 0
@@ -198,6 +193,26 @@ def iteration_matrix_at_residual(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts,
             _grouped_force_blocks(sys, q, v, t, rel, floor, positions, w.z, w.qp, w.vp, w.force, w.torque, w.g, w.gp,
                                   blocks)
             _scatter_groups(sys.force_groups, blocks, w.K if positions else w.Ct)
+    assemble_iteration_matrix(sys, dqn, bp, gp, scale, opts, w)
+
+
+@njit(inline="always")
+def force_tangent_matrices(scope, sys, q, v, t, opts, w):
+    """K_t and C_t of the forces (paper 000 eq. 42) into w.K, w.Ct, analytic (``force_tangent_inline`` with
+    the ``scope``, ``lgbench.mbs.scope``); w.force, w.torque hold the applied loads at (q, v, t)."""
+    force_tangent_inline(scope, sys, q, v, t, w.force, w.torque, w.tangent, w.Kg, w.Cg, opts.loads_jacobian,
+                         opts.damper_position_jacobian)
+    _scatter_groups(sys.force_groups, w.Kg, w.K)
+    _scatter_groups(sys.force_groups, w.Cg, w.Ct)
+
+
+@njit(inline="always")
+def assemble_iteration_matrix(sys, dqn, bp, gp, scale, opts, w):
+    """S_t of paper 000 eq. (40), scaled, into w.S from M, B (w.M, w.C), K_t and C_t (w.K, w.Ct)."""
+    nv = w.M.shape[0]
+    nc = sys.sizes[S_NC]
+    S = w.S
+    S[:, :] = 0.0
     for r in range(nv):
         for c in range(nv):
             S[r, c] = scale * (w.M[r, c] * bp + w.Ct[r, c] * gp + w.K[r, c])
@@ -274,7 +289,7 @@ def band_iteration_matrix(sys, q, dqn, v, t, bp, gp, scale, opts, w):
     floor = opts.fd_step_floor
     texp = opts.texp
     if analytic_tangent_available(sys, opts, w):
-        force_tangent_inline(sys, q, v, t, w.force, w.torque, w.tangent, w.Kg, w.Cg, opts.loads_jacobian,
+        force_tangent_inline(multibody, sys, q, v, t, w.force, w.torque, w.tangent, w.Kg, w.Cg, opts.loads_jacobian,
                              opts.damper_position_jacobian)
     else:
         for which in range(2):

@@ -324,16 +324,35 @@ def _add_body_frame_point_jacobian(body_int, i, q, R, W, g, row, C, col0):
         C[row + 2, vr + c] += -(-c1 * W[c] + c0 * W[4 + c])
 
 
-@kernel
-def constraint_rows(body_int, joint_int, joint_real, q, phi):
-    """Phi(q) for all constraint rows; allocation-free (``body_point``, ``body_vector``). The kernel takes
-    the three arrays it reads, not the system tuple: a compiled call copies every array of a tuple
-    argument, which cost as much as the constraint rows of a small mechanism."""
+@njit(inline="always")
+def norm_rows(body_int, q, phi):
+    """Phi(q) of the Euler-parameter norm rows e.e - 1 = 0, the first rows (module note)."""
     for i in range(body_int.shape[0]):
         row = body_int[i, B_CROW]
         if row >= 0:
             qr, _ = rotation_start(body_int, i)
             phi[row] = q[qr] ** 2 + q[qr + 1] ** 2 + q[qr + 2] ** 2 + q[qr + 3] ** 2 - 1.0
+
+
+@njit(inline="always")
+def norm_jacobian(body_int, q, C, dense):
+    """The rows 2 e^T of B of the Euler-parameter norms into C, at each body's B_VSTART (dense) or 0."""
+    for i in range(body_int.shape[0]):
+        row = body_int[i, B_CROW]
+        if row >= 0:
+            qr, vr = rotation_start(body_int, i)
+            if not dense:
+                vr -= body_int[i, B_VSTART]
+            for k in range(4):
+                C[row, vr + k] = 2.0 * q[qr + k]
+
+
+@kernel
+def constraint_rows(body_int, joint_int, joint_real, q, phi):
+    """Phi(q) for all constraint rows; allocation-free (``body_point``, ``body_vector``). The kernel takes
+    the three arrays it reads, not the system tuple: a compiled call copies every array of a tuple
+    argument, which cost as much as the constraint rows of a small mechanism."""
+    norm_rows(body_int, q, phi)
     for j in range(joint_int.shape[0]):
         row = joint_int[j, J_ROW]
         b1 = joint_int[j, J_BODY1]
@@ -425,14 +444,7 @@ def constraint_row_bodies(sys) -> np.ndarray:
 def constraint_jacobian(body_int, joint_int, joint_real, q, C1, C2, dense):
     """Adds the rows of B: body1's part into C1, body2's into C2, at its B_VSTART (dense) or 0;
     allocation-free (tuples); three arrays of the system, as ``constraint_rows``."""
-    for i in range(body_int.shape[0]):
-        row = body_int[i, B_CROW]
-        if row >= 0:
-            qr, vr = rotation_start(body_int, i)
-            if not dense:
-                vr -= body_int[i, B_VSTART]
-            for k in range(4):
-                C1[row, vr + k] = 2.0 * q[qr + k]
+    norm_jacobian(body_int, q, C1, dense)
     for j in range(joint_int.shape[0]):
         row = joint_int[j, J_ROW]
         b1 = joint_int[j, J_BODY1]

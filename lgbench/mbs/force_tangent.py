@@ -39,7 +39,6 @@ from lgbench._compiled import kernel
 from lgbench.lie.tait_bryan import body_rate_dot_apply_rxyz
 from lgbench.mbs.banded import BODY_BLOCK
 from lgbench.mbs.chain import K_WIDTH
-from lgbench.mbs.chain_tangent import chain_force_tangent
 from lgbench.mbs.codes import (
     BODY_TORQUE, EP, EP_NORM_RATE_TORQUE, FORCE_IN_BODY_FRAME, FORCE_POINT, FORCE_SCHEDULE, FORCE_VECTOR, FREE,
     F_BODY, F_OTHER, F_TYPE, GLOBAL_TORQUE, GRAVITY, GRAVITY_ACCELERATION, JOINT_PD, LINE_DAMPING, LINE_POINT1,
@@ -51,7 +50,8 @@ from lgbench.mbs.codes import (
 from lgbench.mbs.constraints import _body_rotation, _cross3, _dot3, _rotate, _rotate_back, rate_map_entries
 from lgbench.mbs.dynamics import euler_moment
 from lgbench.mbs.loads import (
-    _add_point_spring_damper, inertia_apply, joint_pd_torque, other_load, point_motion, time_factor,
+    _add_point_spring_damper, inertia_apply, is_elementary_load, joint_pd_torque, other_load, point_motion,
+    time_factor,
 )
 from lgbench.mbs.manufactured import manufactured_load
 from lgbench.mbs.pose import _vec3, body_angular_velocity, rotation_start
@@ -691,26 +691,92 @@ def _element_loads(sys, q, v, t, rotation, force, torque):
             other_load(sys, k, q, v, t, force, torque)
 
 
-@kernel
-def force_tangent(sys, q, v, t, force, torque, tw, Kg, Cg, with_loads=True, with_damper_position=True):
-    """``force_tangent_inline`` as a compiled call, for callers outside the Newton loops."""
-    force_tangent_inline(sys, q, v, t, force, torque, tw, Kg, Cg, with_loads, with_damper_position)
+@njit(inline="always")
+def _add_load_wrench(sys, k, tw, Kg, Cg, with_damper_position):
+    """Add the wrench derivatives tw.Lp, tw.Lv of force element k on its one body to Kg, Cg."""
+    ftype = sys.force_int[k, F_TYPE]
+    i = sys.force_int[k, F_BODY]
+    _add_wrench(sys.body_int, tw.slot, i, i, tw.kinematics, tw.load_map, tw.Lp, tw.Lv, tw.Wz, tw.Wv, Kg, Cg,
+                ftype != POINT_SPRING_DAMPER and ftype != POINT_FORCE,
+                ftype != POINT_SPRING_DAMPER or with_damper_position)
 
 
 @njit(inline="always")
-def force_tangent_inline(sys, q, v, t, force, torque, tw, Kg, Cg, with_loads, with_damper_position):
+def _elementary_load_tangent(sys, k, q, v, tw, Kg, Cg, with_damper_position):
+    """Add the tangent of force element k, an ``is_elementary_load`` one other than a body torque (whose
+    tangent is zero): gravity, a global torque or a point spring-dampers."""
+    ftype = sys.force_int[k, F_TYPE]
+    i = sys.force_int[k, F_BODY]
+    force_real = sys.force_real
+    R = _rotation_of(tw.rotation, i)
+    Lp, Lv = tw.Lp, tw.Lv
+    Lp[:, :] = 0.0
+    Lv[:, :] = 0.0
+    if ftype == GRAVITY:
+        ga = GRAVITY_ACCELERATION
+        _gravity(sys.body_real, i, (force_real[k, ga], force_real[k, ga + 1], force_real[k, ga + 2]), R, Lp)
+    elif ftype == GLOBAL_TORQUE:
+        _add_skew(Lp, 3, 3, _rotate_back(R, (force_real[k, TORQUE], force_real[k, TORQUE + 1],
+                                             force_real[k, TORQUE + 2])), 1.0)
+    elif ftype == POINT_SPRING_DAMPER:
+        _point_spring_damper(sys.body_int, force_real, k, i, sys.body_int[i, B_FORM], q, v, R, Lp, Lv,
+                             with_damper_position)
+    _add_load_wrench(sys, k, tw, Kg, Cg, with_damper_position)
+
+
+@njit(inline="always")
+def other_load_tangent(sys, k, q, v, t, tw, Kg, Cg, with_damper_position):
+    """Add the tangent of force element k, one that is not ``is_elementary_load``: a PD joint controller, a
+    line spring-damper, the EP norm-rate torque, a timed torque in global axes, a point force, a
+    manufactured load (the multibody scope's ``other_load_tangent``, ``lgbench.mbs.scope``)."""
+    body_int = sys.body_int
+    body_real = sys.body_real
+    force_real = sys.force_real
+    ftype = sys.force_int[k, F_TYPE]
+    i = sys.force_int[k, F_BODY]
+    if ftype == JOINT_PD:
+        _joint_pd(sys, k, q, v, t, tw.rotation, tw.kinematics, tw.load_map, tw.slot, tw, Kg, Cg)
+        return
+    if ftype == LINE_SPRING_DAMPER:
+        _line_spring_damper(sys, k, q, v, tw.rotation, tw.kinematics, tw.load_map, tw.slot, tw, Kg, Cg,
+                            with_damper_position)
+        return
+    if ftype == EP_NORM_RATE_TORQUE:
+        if body_int[i, B_FORM] == EP:
+            _ep_norm_rate(body_int, body_real, tw.slot, i, q, v, tw.kinematics, tw.load_map, tw, Kg, Cg)
+        return
+    R = _rotation_of(tw.rotation, i)
+    Lp = tw.Lp
+    Lp[:, :] = 0.0
+    tw.Lv[:, :] = 0.0
+    if ftype == TIMED_TORQUE:
+        factor = time_factor(force_real, k, TORQUE_SCHEDULE, t)
+        _add_skew(Lp, 3, 3, _rotate_back(R, (factor * force_real[k, TORQUE], factor * force_real[k, TORQUE + 1],
+                                             factor * force_real[k, TORQUE + 2])), 1.0)
+    elif ftype == POINT_FORCE:
+        _point_force(force_real, k, t, R, Lp)
+    elif ftype == MANUFACTURED_LOAD:
+        _, couple = manufactured_load(body_real[i, B_MASS],
+                                      body_real[i, B_INERTIA:B_INERTIA + 9].reshape(3, 3), force_real[k], t)
+        _add_skew(Lp, 3, 3, _rotate_back(R, (couple[0], couple[1], couple[2])), 1.0)
+    _add_load_wrench(sys, k, tw, Kg, Cg, with_damper_position)
+
+
+@njit(inline="always")
+def force_tangent_inline(scope, sys, q, v, t, force, torque, tw, Kg, Cg, with_loads, with_damper_position):
     """Group blocks Kg of K_t = -dg/dz (along UAC) and Cg of C_t = -dg/dv at (q, v, t), analytic (module
     note); force and torque must hold the applied loads at (q, v, t) (as after the residual evaluation
     the Newton loops make at the iterate); chains by ``chain_tangent``. Without ``with_loads`` the
     ``LOADS`` are left out: their own derivatives, and their force and torque in the bodies' terms. Without
     ``with_damper_position`` the point dampers are differentiated as paper 000's code does (module note).
-    Inlined into the
-    iteration matrices: a compiled call that passes the system and workspace tuples copies some 25
-    arrays, about as long as the whole kernel takes on a one-body system."""
+    The elements that are not elementary, the chains and the option ``with_loads = False`` are the
+    ``scope``'s (``lgbench.mbs.scope``). Inlined into the iteration matrices: a compiled call that passes
+    the system and workspace tuples copies some 25 arrays, about as long as the whole kernel takes on a
+    one-body system."""
     Kg[:, :, :] = 0.0
     Cg[:, :, :] = 0.0
     if not with_loads:
-        _element_loads(sys, q, v, t, tw.rotation, tw.element_force, tw.element_torque)
+        scope.element_loads(sys, q, v, t, tw)
         force, torque = tw.element_force, tw.element_torque
     body_int = sys.body_int
     body_real = sys.body_real
@@ -727,44 +793,13 @@ def force_tangent_inline(sys, q, v, t, force, torque, tw, Kg, Cg, with_loads, wi
         _add_body_terms(body_int, body_real, slot, i, form, q, v, R, kinematics, E, force, torque, tw, Kg, Cg)
     force_int = sys.force_int
     force_real = sys.force_real
-    Lp, Lv = tw.Lp, tw.Lv
     for k in range(force_int.shape[0]):
         ftype = force_int[k, F_TYPE]
-        i = force_int[k, F_BODY]
-        form = body_int[i, B_FORM]
         if (ftype == BODY_TORQUE or ftype == TIME_TABLE or (_is_load(ftype) and not with_loads)
                 or ftype == TIMED_TORQUE and force_real[k, TORQUE_IN_BODY_FRAME] > 0.0):
             continue
-        if ftype == JOINT_PD:
-            _joint_pd(sys, k, q, v, t, rotation, kinematics, E, slot, tw, Kg, Cg)
-            continue
-        if ftype == LINE_SPRING_DAMPER:
-            _line_spring_damper(sys, k, q, v, rotation, kinematics, E, slot, tw, Kg, Cg, with_damper_position)
-            continue
-        if ftype == EP_NORM_RATE_TORQUE:
-            if form == EP:
-                _ep_norm_rate(body_int, body_real, slot, i, q, v, kinematics, E, tw, Kg, Cg)
-            continue
-        R = _rotation_of(rotation, i)
-        Lp[:, :] = 0.0
-        Lv[:, :] = 0.0
-        if ftype == GRAVITY:
-            ga = GRAVITY_ACCELERATION
-            _gravity(body_real, i, (force_real[k, ga], force_real[k, ga + 1], force_real[k, ga + 2]), R, Lp)
-        elif ftype == GLOBAL_TORQUE or ftype == TIMED_TORQUE:
-            factor = 1.0 if ftype == GLOBAL_TORQUE else time_factor(force_real, k, TORQUE_SCHEDULE, t)
-            _add_skew(Lp, 3, 3, _rotate_back(R, (factor * force_real[k, TORQUE], factor * force_real[k, TORQUE + 1],
-                                                 factor * force_real[k, TORQUE + 2])), 1.0)
-        elif ftype == POINT_SPRING_DAMPER:
-            _point_spring_damper(body_int, force_real, k, i, form, q, v, R, Lp, Lv, with_damper_position)
-        elif ftype == POINT_FORCE:
-            _point_force(force_real, k, t, R, Lp)
-        elif ftype == MANUFACTURED_LOAD:
-            _, couple = manufactured_load(body_real[i, B_MASS],
-                                          body_real[i, B_INERTIA:B_INERTIA + 9].reshape(3, 3), force_real[k], t)
-            _add_skew(Lp, 3, 3, _rotate_back(R, (couple[0], couple[1], couple[2])), 1.0)
-        _add_wrench(body_int, slot, i, i, kinematics, E, Lp, Lv, tw.Wz, tw.Wv, Kg, Cg,
-                    ftype != POINT_SPRING_DAMPER and ftype != POINT_FORCE,
-                    ftype != POINT_SPRING_DAMPER or with_damper_position)
-    if sys.chain_int.shape[0] > 0:
-        chain_force_tangent(sys, q, v, tw.chain, tw.chain_tangent, tw.chain_torque, slot, Kg, Cg)
+        if is_elementary_load(ftype):
+            _elementary_load_tangent(sys, k, q, v, tw, Kg, Cg, with_damper_position)
+        else:
+            scope.other_load_tangent(sys, k, q, v, t, tw, Kg, Cg, with_damper_position)
+    scope.chain_force_tangent(sys, q, v, tw, Kg, Cg)

@@ -36,7 +36,8 @@ from lgbench.mbs.banded import (
 from lgbench.mbs.constraints import constraint_blocks, constraint_curvature, constraint_matrix, constraint_residual
 from lgbench.mbs.coordinate_update import update_coordinates
 from lgbench.mbs.dense import lu_factor, lu_solve
-from lgbench.mbs.residual import constraint_velocity, generalized_forces, mass_blocks, mass_matrix
+from lgbench.mbs.residual import constraint_velocity, generalized_forces, mass_blocks, mass_matrix_inline
+from lgbench.mbs.scope import multibody
 from lgbench.mbs.system import B_NV, B_VSTART
 
 class SaddlePointWorkspace(NamedTuple):
@@ -137,7 +138,7 @@ def _factor_saddle_point(sys, q, w):
         return _factor_band_saddle_point(sys, q, w)
     nv = w.M.shape[0]
     nc = w.C.shape[0]
-    mass_matrix(sys, q, w.M)
+    mass_matrix_inline(multibody, sys, q, w.M)
     constraint_matrix(sys, q, w.C)
     w.A[:, :] = 0.0
     w.A[:nv, :nv] = w.M

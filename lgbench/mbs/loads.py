@@ -33,10 +33,14 @@ from lgbench.mbs.system import B_COM, B_FORM, B_INERTIA, B_KIND, B_MASS, B_QSTAR
 from lgbench.mbs.trajectories import prescribed_motion
 
 
+ELEMENTARY_LOADS = frozenset({GRAVITY, BODY_TORQUE, GLOBAL_TORQUE, POINT_SPRING_DAMPER})
+"""The force elements of ``is_elementary_load``, for Python."""
+
+
 @kernel
 def is_elementary_load(ftype):
-    """Gravity, constant body or global torques and point spring-dampers: the loads ``elementary_loads``
-    evaluates without allocating."""
+    """Gravity, constant body or global torques and point spring-dampers (``ELEMENTARY_LOADS``): the loads
+    ``elementary_loads`` evaluates without allocating."""
     return ftype == GRAVITY or ftype == BODY_TORQUE or ftype == GLOBAL_TORQUE or ftype == POINT_SPRING_DAMPER
 
 
@@ -129,11 +133,18 @@ def elementary_loads(body_int, body_real, force_int, force_real, q, v, cached, r
 
 
 @njit(inline="always")
+def elementary_applied_loads(sys, q, v, force, torque):
+    """``applied_loads`` of the ``is_elementary_load`` elements alone (all of them in the free-bodies scope,
+    ``lgbench.mbs.scope``)."""
+    # no Euler parameters cached (``force`` only stands in for the array, which is not read)
+    elementary_loads(sys.body_int, sys.body_real, sys.force_int, sys.force_real, q, v, False, force, force, torque)
+
+
+@njit(inline="always")
 def applied_loads(sys, q, v, t, force, torque):
     """Accumulate applied forces (global, at the reference point) and torques (body frame) per body."""
     force_int = sys.force_int
-    # no Euler parameters cached (``force`` only stands in for the array, which is not read)
-    elementary_loads(sys.body_int, sys.body_real, force_int, sys.force_real, q, v, False, force, force, torque)
+    elementary_applied_loads(sys, q, v, force, torque)
     for k in range(force_int.shape[0]):
         if not is_elementary_load(force_int[k, F_TYPE]):
             other_loads(sys, k, q, v, t, force, torque)

@@ -9,13 +9,12 @@ from numba import njit
 
 from lgbench._compiled import kernel
 from lgbench.lie.tait_bryan import body_rate_dot_apply_rxyz
-from lgbench.mbs.chain import chain_generalized_forces, chain_mass_matrix
 from lgbench.mbs.codes import EP, FREE, RV, RXYZ, SE3
-from lgbench.mbs.constraints import constraint_blocks, constraint_matrix_inline, rate_map_entries
+from lgbench.mbs.constraints import constraint_blocks, rate_map_entries
 from lgbench.mbs.dense import add_transpose_product, cross, mat3t_vec
 from lgbench.mbs.dynamics import euler_moment
-from lgbench.mbs.loads import applied_loads
 from lgbench.mbs.pose import _vec3, rotation_matrix, rotation_start
+from lgbench.mbs.scope import multibody
 from lgbench.mbs.system import B_FORM, B_INERTIA, B_KIND, B_MASS, B_NV, B_VSTART
 
 
@@ -59,15 +58,20 @@ def _add_body_mass(body_int, body_real, i, q, M, col0):
 
 
 @njit(inline="always")
-def mass_matrix(sys, q, M):
-    """Dense M(q) (nv x nv)."""
+def mass_matrix_inline(scope, sys, q, M):
+    """Dense M(q) (nv x nv); the chains' block by the ``scope`` (``lgbench.mbs.scope``)."""
     M[:, :] = 0.0
     body_int = sys.body_int
     body_real = sys.body_real
     for i in range(body_int.shape[0]):
         _add_body_mass(body_int, body_real, i, q, M, body_int[i, B_VSTART])
-    if sys.chain_int.shape[0] > 0:
-        chain_mass_matrix(sys, q, M)
+    scope.chain_mass_matrix(sys, q, M)
+
+
+@kernel
+def mass_matrix(sys, q, M):
+    """``mass_matrix_inline`` of any model as a compiled call."""
+    mass_matrix_inline(multibody, sys, q, M)
 
 
 @kernel
@@ -113,11 +117,11 @@ def rotational_forces(body_real, i, form, q, qr, v, vr, torque):
 
 
 @njit(inline="always")
-def generalized_forces_inline(sys, q, v, t, force, torque, g):
-    """g(q, v, t) in velocity coordinates: applied loads plus gyroscopic terms (``rotational_forces``).
-    Allocation-free for the rigid bodies of every formulation but SE3 under the loads that
-    ``applied_loads`` evaluates in place (gravity, body and global torques)."""
-    applied_loads(sys, q, v, t, force, torque)
+def generalized_forces_inline(scope, sys, q, v, t, force, torque, g):
+    """g(q, v, t) in velocity coordinates: applied loads plus gyroscopic terms (``rotational_forces``), the
+    loads and the chains by the ``scope`` (``lgbench.mbs.scope``). Allocation-free for the rigid bodies of
+    every formulation but SE3 under the loads that ``applied_loads`` evaluates in place."""
+    scope.applied_loads(sys, q, v, t, force, torque)
     body_int = sys.body_int
     body_real = sys.body_real
     for i in range(body_int.shape[0]):
@@ -136,15 +140,14 @@ def generalized_forces_inline(sys, q, v, t, force, torque, g):
         g[vr + 2] = g2
         if form == EP:
             g[vr + 3] = g3
-    if sys.chain_int.shape[0] > 0:
-        chain_generalized_forces(sys, q, v, t, g)
+    scope.chain_generalized_forces(sys, q, v, t, g)
 
 
 @kernel
 def generalized_forces(sys, q, v, t, force, torque, g):
-    """``generalized_forces_inline`` as a compiled call. A call that passes the system tuple copies its ten
-    arrays (about 0.15 us), which is why the Newton loops inline the kernel instead."""
-    generalized_forces_inline(sys, q, v, t, force, torque, g)
+    """``generalized_forces_inline`` of any model as a compiled call. A call that passes the system tuple copies
+    its ten arrays (about 0.15 us), which is why the Newton loops inline the kernel instead."""
+    generalized_forces_inline(multibody, sys, q, v, t, force, torque, g)
 
 
 @kernel
@@ -155,14 +158,14 @@ def _translational_forces_se3(sys, i, q, v, force, qr, vr, vs, g):
 
 
 @njit(inline="always")
-def dynamic_residual_inline(sys, q, v, a, lam, t, M, C, force, torque, g, r):
+def dynamic_residual_inline(scope, sys, q, v, a, lam, t, M, C, force, torque, g, r):
     """r = M(q) a - g(q, v, t) + B(q)^T lambda; fills M, C and g as by-products. Loops, no temporaries,
     in the order of ``structured_residual`` (B^T lambda added row by row), so that the dense and the
-    banded solver see the same residual to the last bit."""
-    mass_matrix(sys, q, M)
-    generalized_forces_inline(sys, q, v, t, force, torque, g)
-    if C.shape[0] > 0:
-        constraint_matrix_inline(sys, q, C)
+    banded solver see the same residual to the last bit. What free rigid bodies do not have is the
+    ``scope``'s (``lgbench.mbs.scope``)."""
+    mass_matrix_inline(scope, sys, q, M)
+    generalized_forces_inline(scope, sys, q, v, t, force, torque, g)
+    scope.constraint_matrix(sys, q, C)
     n = r.shape[0]
     for k in range(n):
         s = 0.0
@@ -174,8 +177,8 @@ def dynamic_residual_inline(sys, q, v, a, lam, t, M, C, force, torque, g, r):
 
 @kernel
 def dynamic_residual(sys, q, v, a, lam, t, M, C, force, torque, g, r):
-    """``dynamic_residual_inline`` as a compiled call, for callers outside the Newton loops."""
-    dynamic_residual_inline(sys, q, v, a, lam, t, M, C, force, torque, g, r)
+    """``dynamic_residual_inline`` of any model as a compiled call, for callers outside the Newton loops."""
+    dynamic_residual_inline(multibody, sys, q, v, a, lam, t, M, C, force, torque, g, r)
 
 
 @kernel

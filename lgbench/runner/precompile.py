@@ -5,7 +5,7 @@ cache (``lgbench/_compile_cache.py``). The runs of a study call the entry points
 groups*: all fixed-step tableaus share ``integrate_explicit``, adaptive tableaus
 ``integrate_explicit_adaptive`` (with projection: ``integrate_index1_rk`` and ``integrate_index1_adaptive``),
 generalized-alpha ``integrate_implicit`` (``integrate_implicit_banded``
-for chains), HHT ``integrate_hht`` (``integrate_hht_banded``), and so on; models and formulations are
+for chains, ``integrate_implicit_free_bodies`` for free rigid bodies), HHT ``integrate_hht`` (``integrate_hht_banded``), and so on; models and formulations are
 data to them. The implicit families also start from ``consistent_accelerations`` (paper 002 eq. 19),
 a compile of its own. On an empty cache a serial study compiles all of them one after the other, on
 one core, inside its first run of each group (compilation never enters a measured time:
@@ -50,7 +50,7 @@ Task = tuple[str, RunSpec]
 def compile_group(spec: RunSpec) -> tuple[str, str, str]:
     """What decides which compiled entry point a run calls: the integrator family (the class of its
     registry entry), a tableau's ``step_control`` (the fixed-step or the adaptive loop) and an implicit
-    family's linear algebra (dense or banded, an entry point each). Not the model: the models' arrays
+    family's linear algebra (dense, banded or free bodies, an entry point each). Not the model: the models' arrays
     have the same numba types, so every model calls the same machine code of a family; a model's own
     output kernels are a task of their own (``compile_tasks``)."""
     integrator = integrator_of(spec)

@@ -10,6 +10,7 @@ from lgbench.mbs.banded import band_factor, band_solve
 from lgbench.mbs.constraints import constraint_blocks
 from lgbench.mbs.residual import add_constraint_forces, constraint_velocity as blocks_times_velocity
 from lgbench.mbs.residual import structured_residual
+from lgbench.mbs.scope import multibody
 
 
 @njit(inline="always")
@@ -64,3 +65,18 @@ def constraint_forces(sys, q, lam, w, out):
 @njit(inline="always")
 def constraint_velocity(sys, v, w, out):
     blocks_times_velocity(sys, w.band.row_bodies, w.Cb, v, out)
+
+
+@njit(inline="always")
+def constraint_residual(sys, q, t, phi):
+    multibody.constraint_residual(sys, q, t, phi)
+
+
+@njit(inline="always")
+def index2_step_start(sys, q, w):
+    """Not reached: the banded solver takes index 3 only (``implicit.implicit_options``)."""
+
+
+@njit(inline="always")
+def index2_blocks(sys, q, v, bp, gp, scale, opts, w):
+    """Not reached: the banded solver takes index 3 only (``implicit.implicit_options``)."""

@@ -4,15 +4,16 @@ The functions of ``lgbench.integrators.linear_algebra.FUNCTIONS`` (see there), a
 """
 from numba import njit
 
-from lgbench.integrators.iteration_matrix import iteration_matrix_at_residual
+from lgbench.integrators.iteration_matrix import iteration_matrix_at_residual, stabilisation_blocks
 from lgbench.mbs.constraints import constraint_matrix
 from lgbench.mbs.dense import add_transpose_product, copy_matrix, lu_factor, lu_solve, matrix_vector_into
 from lgbench.mbs.residual import dynamic_residual_inline
+from lgbench.mbs.scope import multibody
 
 
 @njit(inline="always")
 def residual(sys, q, v, a, lam, t, w):
-    dynamic_residual_inline(sys, q, v, a, lam, t, w.M, w.C, w.force, w.torque, w.g, w.r)
+    dynamic_residual_inline(multibody, sys, q, v, a, lam, t, w.M, w.C, w.force, w.torque, w.g, w.r)
 
 
 @njit(inline="always")
@@ -54,3 +55,18 @@ def constraint_forces(sys, q, lam, w, out):
 @njit(inline="always")
 def constraint_velocity(sys, v, w, out):
     matrix_vector_into(w.C, v, out)
+
+
+@njit(inline="always")
+def constraint_residual(sys, q, t, phi):
+    multibody.constraint_residual(sys, q, t, phi)
+
+
+@njit(inline="always")
+def index2_step_start(sys, q, w):
+    constraint_matrix(sys, q, w.Cn)
+
+
+@njit(inline="always")
+def index2_blocks(sys, q, v, bp, gp, scale, opts, w):
+    stabilisation_blocks(sys, q, v, bp, gp, scale, opts, w)
