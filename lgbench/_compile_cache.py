@@ -91,10 +91,10 @@ def configure_numba_cache() -> str:
     return str(directory)
 
 
-COMPILE_MINUTES = "3 min"
+COMPILE_MINUTES = "2.5 min"
 """How long the first compilation of a study takes on a 2-core machine, in parallel (runner/precompile.py;
-flagship, measured 2026-11-27 at stop 39 with an empty cache: 186 s of wall time, 181 s of it the
-generalized-alpha part, its last kernels compiled beside it by the other core)."""
+flagship, measured 2026-11-28 at stop 44 with an empty cache: 147-162 s of wall time, the free-bodies
+generalized-alpha part on one core, RK67, the starting values and the outputs on the other)."""
 
 
 def is_cold(directory: str | None = None) -> bool:

@@ -91,6 +91,18 @@ def test_a_banded_model_compiles_the_banded_entry_point_beside_the_dense_one():
         (RUN, "v8_crank"), (OUTPUTS, "heavy_top_constrained"), (OUTPUTS, "v8_crank")]
 
 
+def test_entry_points_of_one_solver_are_handed_out_apart():
+    """generalized-alpha's and HHT's banded entry points share the band kernels: compiled side by side, both
+    processes compiled them (``precompile._solvers_apart``)."""
+    specs = [RunSpec("heavy_top_constrained", "RV", "generalized-alpha", 1e-3, 1.0),
+             RunSpec("heavy_top", "RV", "generalized-alpha", 1e-3, 1.0), RunSpec("heavy_top", "EP", "hht", 1e-3, 1.0),
+             RunSpec("v8_crank", "EP", "generalized-alpha", 1e-4, 0.1), RunSpec("v8_crank", "EP", "hht", 1e-4, 0.1)]
+    later = [compile_group(spec) for kind, spec in compile_tasks(specs) if kind == RUN][1:]
+    assert [(family, solver) for family, _, solver in later] == [
+        ("ImplicitIntegrator", "banded"), ("ImplicitIntegrator", "free-bodies"), ("HHTIntegrator", "dense"),
+        ("HHTIntegrator", "banded")]
+
+
 def test_the_intrinsic_schemes_need_no_separate_starting_values():
     study = ROOT / "studies" / "manufactured_body.yaml"
     tasks = compile_tasks(study_specs(load_study(study)))

@@ -24,6 +24,7 @@ kernels of the dense generalized-alpha entry point, its longest compile, are a t
 """
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import os
 import threading
@@ -80,11 +81,11 @@ def compile_tasks(specs: Iterable[RunSpec]) -> list[Task]:
     the first implicit family first (the Newton solver, the iteration matrix and the linear algebra take the
     longest to compile), if it is dense generalized-alpha the last of its kernels next, in a second process
     (``compile_plan``: the entry point then loads them), the explicit families next, then the starting values,
-    the other implicit entry points, the outputs last. The implicit entry points and the starting values call
-    the same compiled kernels (residual, force and constraint tangents, iteration-matrix blocks); compiled
-    beside each other both processes compile those, compiled after the first they load them from the cache: HHT
-    took 271 s beside generalized-alpha and 151 s after it, on an empty cache, and the starting values 86 s
-    beside it and nothing after it. After the explicit families they still end before generalized-alpha needs
+    the other implicit entry points (one solver's apart, ``_solvers_apart``), the outputs last. The implicit
+    entry points and the starting values call the same compiled kernels (residual, force and constraint
+    tangents, iteration-matrix blocks); compiled beside each other both processes compile those, compiled
+    after the first they load them from the cache: HHT took 271 s beside generalized-alpha and 151 s after
+    it, on an empty cache, and the starting values 86 s beside it and nothing after it. After the explicit families they still end before generalized-alpha needs
     them (its warm-up compiles the stepper first). A model's outputs are a task of their own, not part of its
     integration, so that they compile on another core than the longest entry point (``docs/performance.md``,
     "Compile time")."""
@@ -101,8 +102,21 @@ def compile_tasks(specs: Iterable[RunSpec]) -> list[Task]:
     others = [spec for spec in runs.values() if integrator_of(spec).kind != "implicit"]
     ahead = [(KERNELS, spec) for spec in implicit[:1] if compile_group(spec)[::2] == AHEAD_OF]
     return [(RUN, spec) for spec in implicit[:1]] + ahead + [(RUN, spec) for spec in others] + start + \
-        [(RUN, spec) for spec in implicit[1:]] + \
+        [(RUN, spec) for spec in _solvers_apart(implicit[1:])] + \
         [(OUTPUTS, spec) for spec in outputs.values()]
+
+
+def _solvers_apart(specs: list[RunSpec]) -> list[RunSpec]:
+    """``specs`` with the entry points of one linear algebra as far apart as the others allow: the first of
+    each solver, then the second of each, ..., the solvers with the most entry points first. Two entry
+    points of one solver share its kernels (generalized-alpha's and HHT's banded iteration matrix and LU);
+    handed out one after the other they compiled side by side, both processes compiling those kernels
+    (HHT's banded entry point 76 s beside generalized-alpha's, 35 s after it; docs/performance.md, stop 44)."""
+    by_solver: dict[str, list[RunSpec]] = {}
+    for spec in specs:
+        by_solver.setdefault(compile_group(spec)[-1], []).append(spec)
+    rows = sorted(by_solver.values(), key=len, reverse=True)
+    return [spec for row in itertools.zip_longest(*rows) for spec in row if spec is not None]
 
 
 def worker_budget() -> int:
