@@ -704,7 +704,7 @@ def _add_load_wrench(sys, k, tw, Kg, Cg, with_damper_position):
 @njit(inline="always")
 def _elementary_load_tangent(sys, k, q, v, tw, Kg, Cg, with_damper_position):
     """Add the tangent of force element k, an ``is_elementary_load`` one other than a body torque (whose
-    tangent is zero): gravity, a global torque or a point spring-dampers."""
+    tangent is zero): gravity, a global torque or a point spring-damper."""
     ftype = sys.force_int[k, F_TYPE]
     i = sys.force_int[k, F_BODY]
     force_real = sys.force_real
