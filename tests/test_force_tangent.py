@@ -4,7 +4,6 @@ v (paper 000 eq. 42) on every model and implicit formulation, and generalized-al
 Newton iterations with them as with finite differences."""
 import numpy as np
 import pytest
-from numba import njit
 
 from lgbench.mbs.chain_builder import ChainLink, add_chain
 from lgbench.mbs.codes import BANG_BANG, CONSTANT, F_TYPE, PRISMATIC, REVOLUTE
@@ -12,13 +11,13 @@ from lgbench.mbs.codes import BANG_BANG, CONSTANT, F_TYPE, PRISMATIC, REVOLUTE
 from lgbench.mbs.coordinate_update import update_coordinates
 from lgbench.mbs.codes import ForceType
 from lgbench.mbs.force_tangent import (
-    ANALYTIC_FORMULATIONS, DIFFERENTIATED, LOADS, analytic_tangent_applies, force_tangent_inline, tangent_workspace,
+    ANALYTIC_FORMULATIONS, DIFFERENTIATED, LOADS, analytic_tangent_applies, tangent_workspace,
 )
 from lgbench.mbs.formulations import FORMULATION_CODES, IMPLICIT_FORMULATIONS
 from lgbench.mbs.residual import generalized_forces
-from lgbench.mbs.scope import multibody
 from lgbench.mbs.system import SystemBuilder
 from lgbench.runner.single_run import RunSpec, run_single
+from compiled_calls import force_tangent
 from shipped_models import ALL_MODELS as MODELS, run_fields
 
 CASES = [(name, formulation) for name, model in MODELS.items() for formulation in model.formulations
@@ -59,11 +58,6 @@ def _central_differences(system, q, v, t, positions, rel=1e-5):
             g.append(gp)
         out[:, k] = -(g[0] - g[1]) / (2.0 * step)
     return out
-
-
-@njit
-def force_tangent(system, q, v, t, force, torque, tw, Kg, Cg, with_loads, with_damper_position):
-    force_tangent_inline(multibody, system, q, v, t, force, torque, tw, Kg, Cg, with_loads, with_damper_position)
 
 
 def _analytic(system, q, v, t, with_loads=True, with_damper_position=True):

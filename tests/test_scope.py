@@ -5,14 +5,16 @@ import inspect
 
 import numpy as np
 import pytest
-from numba import njit
 
+from lgbench._compiled import kernel
 from lgbench.integrators.implicit import GENERALIZED_ALPHA, free_bodies_apply, implicit_options
 from lgbench.mbs.force_tangent import force_tangent_inline, tangent_workspace
 from lgbench.mbs.formulations import IMPLICIT_FORMULATIONS
-from lgbench.mbs.residual import dynamic_residual_inline
+from lgbench.mbs.residual import dynamic_residual, dynamic_residual_inline
 from lgbench.mbs.scope import FUNCTIONS, free_bodies, multibody
 from lgbench.models import MODELS
+
+from compiled_calls import force_tangent
 
 SCOPES = (multibody, free_bodies)
 
@@ -24,32 +26,27 @@ def test_both_scopes_define_every_function_with_the_same_parameters(name):
         assert getattr(scope, name).targetoptions.get("inline") == "always"
 
 
-@njit(inline="always")
-def _residual_and_tangent(scope, sys, q, v, a, lam, t, M, C, force, torque, g, r, tw, Kg, Cg, flags):
-    dynamic_residual_inline(scope, sys, q, v, a, lam, t, M, C, force, torque, g, r)
-    force_tangent_inline(scope, sys, q, v, t, force, torque, tw, Kg, Cg, flags[0], flags[1])
+@kernel
+def _free_bodies_residual(sys, q, v, a, lam, t, M, C, force, torque, g, r):
+    dynamic_residual_inline(free_bodies, sys, q, v, a, lam, t, M, C, force, torque, g, r)
 
 
-@njit
-def _with_multibody(sys, q, v, a, lam, t, M, C, force, torque, g, r, tw, Kg, Cg, flags):
-    _residual_and_tangent(multibody, sys, q, v, a, lam, t, M, C, force, torque, g, r, tw, Kg, Cg, flags)
+@kernel
+def _free_bodies_tangent(sys, q, v, t, force, torque, tw, Kg, Cg, with_loads, with_damper_position):
+    force_tangent_inline(free_bodies, sys, q, v, t, force, torque, tw, Kg, Cg, with_loads, with_damper_position)
 
 
-@njit
-def _with_free_bodies(sys, q, v, a, lam, t, M, C, force, torque, g, r, tw, Kg, Cg, flags):
-    _residual_and_tangent(free_bodies, sys, q, v, a, lam, t, M, C, force, torque, g, r, tw, Kg, Cg, flags)
-
-
-def _evaluate(evaluate, system, q, v, a, lam):
+def _evaluate(residual, tangent, system, q, v, a, lam):
+    """M, B, force, torque, g, r and the group blocks of K_t, C_t at (q, v, a, lam, t = 0.3)."""
     nv, nc = int(system.sizes[1]), int(system.sizes[2])
     nb = system.body_int.shape[0]
     groups = system.force_groups.shape
-    out = (np.zeros((nv, nv)), np.zeros((nc, nv)), np.zeros((nb, 3)), np.zeros((nb, 3)), np.zeros(nv), np.zeros(nv))
-    blocks = (np.zeros((groups[0], groups[1], groups[1])), np.zeros((groups[0], groups[1], groups[1])))
-    # with_loads, with_damper_position: booleans, not literals (the compiled signatures of the kernels
-    # they reach stay those of the entry points, tests/test_compile_plan.py)
-    evaluate(system, q, v, a, lam, 0.3, *out, tangent_workspace(system), *blocks, np.array([True, True]))
-    return out + blocks
+    M, C, force, torque, g, r = (np.zeros((nv, nv)), np.zeros((nc, nv)), np.zeros((nb, 3)), np.zeros((nb, 3)),
+                                 np.zeros(nv), np.zeros(nv))
+    Kg, Cg = np.zeros((groups[0], groups[1], groups[1])), np.zeros((groups[0], groups[1], groups[1]))
+    residual(system, q, v, a, lam, 0.3, M, C, force, torque, g, r)
+    tangent(system, q, v, 0.3, force, torque, tangent_workspace(system), Kg, Cg, True, True)
+    return M, C, force, torque, g, r, Kg, Cg
 
 
 @pytest.mark.parametrize("model, formulation", [
@@ -57,12 +54,14 @@ def _evaluate(evaluate, system, q, v, a, lam):
     if formulation in model.formulations
     and free_bodies_apply(model.build(formulation).system, implicit_options(GENERALIZED_ALPHA, {})[1])])
 def test_free_bodies_scope_evaluates_what_the_multibody_scope_does(model, formulation):
-    """M, B, the loads, g, the residual and the group blocks of K_t and C_t at a random state, bit for bit."""
+    """M, B, the loads, g, the residual and the group blocks of K_t and C_t at a random state, bit for bit
+    (the multibody scope through compiled calls kept in the cache)."""
     built = MODELS[model].build(formulation)
     rng = np.random.default_rng(7)
     nv, nc = int(built.system.sizes[1]), int(built.system.sizes[2])
     q = built.q0 + 0.05 * rng.normal(size=built.q0.shape)
     v, a, lam = rng.normal(size=nv), rng.normal(size=nv), rng.normal(size=nc)
-    for general, free in zip(_evaluate(_with_multibody, built.system, q, v, a, lam),
-                             _evaluate(_with_free_bodies, built.system, q, v, a, lam)):
-        np.testing.assert_array_equal(general, free)
+    general = _evaluate(dynamic_residual, force_tangent, built.system, q, v, a, lam)
+    free = _evaluate(_free_bodies_residual, _free_bodies_tangent, built.system, q, v, a, lam)
+    for expected, found in zip(general, free):
+        np.testing.assert_array_equal(found, expected)
