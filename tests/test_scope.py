@@ -9,7 +9,9 @@ import pytest
 from lgbench._compiled import kernel
 from lgbench.integrators.implicit import GENERALIZED_ALPHA, free_bodies_apply, implicit_options
 from lgbench.mbs.force_tangent import force_tangent_inline, tangent_workspace
+from lgbench.mbs.codes import ForceType
 from lgbench.mbs.formulations import IMPLICIT_FORMULATIONS
+from lgbench.mbs.loads import ELEMENTARY_LOADS, is_elementary_load
 from lgbench.mbs.residual import dynamic_residual, dynamic_residual_inline
 from lgbench.mbs.scope import FUNCTIONS, free_bodies, multibody
 from lgbench.models import MODELS
@@ -24,6 +26,12 @@ def test_both_scopes_define_every_function_with_the_same_parameters(name):
     assert len({str(inspect.signature(getattr(scope, name).py_func)) for scope in SCOPES}) == 1
     for scope in SCOPES:
         assert getattr(scope, name).targetoptions.get("inline") == "always"
+
+
+@pytest.mark.parametrize("force_type", list(ForceType), ids=lambda force_type: force_type.name)
+def test_the_elementary_loads_are_the_same_in_python_and_in_the_kernels(force_type):
+    """``implicit.free_bodies_apply`` reads ``ELEMENTARY_LOADS``, the compiled code ``is_elementary_load``."""
+    assert (int(force_type) in ELEMENTARY_LOADS) == is_elementary_load(int(force_type))
 
 
 @kernel
