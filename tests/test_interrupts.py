@@ -33,6 +33,15 @@ def children(pid: int) -> set[int]:
     return found | {grandchild for child in found for grandchild in children(child)}
 
 
+def command_line(pid: int) -> str:
+    """The command line of ``pid``, "" once it has ended (a child listed by ``children`` may end before it is
+    read: the compile workers of a warm cache come and go at once)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_text(errors="replace")
+    except OSError:
+        return ""
+
+
 def alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -53,9 +62,8 @@ def test_a_signal_stops_run_jobs_2_and_takes_the_workers_down(tmp_path, signum, 
     workers: set[int] = set()
     while time.monotonic() < deadline and len(workers) < 2:
         time.sleep(0.2)
-        workers = {pid for pid in children(process.pid) if "multiprocessing" in
-                   Path(f"/proc/{pid}/cmdline").read_text(errors="replace") and "spawn_main" in
-                   Path(f"/proc/{pid}/cmdline").read_text(errors="replace")}
+        workers = {pid for pid in children(process.pid)
+                   if "multiprocessing" in command_line(pid) and "spawn_main" in command_line(pid)}
     assert len(workers) >= 2, "the workers did not start"
     time.sleep(1.0)
     descendants = children(process.pid)
