@@ -19,7 +19,8 @@ into it allocate nothing: its scratch arrays come from Python (a family's ``prep
 are loops (``mbs/dense.copy_vector``, ``copy_matrix``; a slice assignment may allocate a temporary). It
 returns scalars only: an array it returned would carry no reference of its own.
 
-The explicit families' entry points (``integrate_explicit``, ``integrate_explicit_adaptive``) are
+The explicit families' entry points (``integrate_explicit``, ``integrate_explicit_rigid_bodies``,
+``integrate_explicit_adaptive``) are
 ``allocating_entry_point``s: they allocate their stage arrays themselves, with reference counting. Their
 steps take about a microsecond on the heavy top, and with the arrays made in Python instead they took
 5-10 % longer (RK44, DOPRI5, RK67 on RV, F1 and EP-F1 nodes; the index-1, implicit and intrinsic families

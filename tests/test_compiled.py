@@ -63,7 +63,7 @@ def test_the_entry_points_are_the_integration_runs():
                               "integrate_hht", "integrate_hht_banded", "integrate_index1_rk",
                               "integrate_index1_adaptive", "integrate_intrinsic"])
     allocating = sorted(name.rsplit(".", 1)[1] for name, d in FUNCTIONS.items() if kind(d) == "allocating entry point")
-    assert allocating == ["integrate_explicit", "integrate_explicit_adaptive"]
+    assert allocating == ["integrate_explicit", "integrate_explicit_adaptive", "integrate_explicit_rigid_bodies"]
 
 
 def test_an_entry_point_cannot_allocate_and_a_kernel_can():

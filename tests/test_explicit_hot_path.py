@@ -77,7 +77,7 @@ ALLOCATIONS = r"""
 import json, sys
 import numpy as np
 from numba.core.runtime import rtsys
-from lgbench.integrators.explicit import integrate_explicit
+from lgbench.integrators.explicit import ENTRY_POINTS, right_hand_side_of
 from lgbench.integrators.tableaus import TABLEAUS
 from lgbench.models import MODELS
 
@@ -90,10 +90,11 @@ for formulation in ("RV", "Rxyz", "F1", "EP-F1"):
         q, v = built.q0.copy(), built.v0.copy()
         args = (built.system, tab.A, tab.B, tab.C, q, v, 0.0, steps * 1e-5, 1e-5, np.zeros(0), np.zeros((0, q.size)),
                 np.zeros((0, v.size)), np.zeros(1, dtype=bool))
-        integrate_explicit(*args)          # compile or load before counting
+        integrate = ENTRY_POINTS[right_hand_side_of(built.system)]
+        integrate(*args)          # compile or load before counting
         q[:], v[:] = built.q0, built.v0
         before = rtsys.get_allocation_stats().alloc
-        code, done, _ = integrate_explicit(*args)
+        code, done, _ = integrate(*args)
         assert code == 0 and done == steps
         counts.append(rtsys.get_allocation_stats().alloc - before)
     out[formulation] = counts
@@ -185,3 +186,84 @@ def test_borrowed_arrays_share_memory_and_leak_nothing():
     assert run.returncode == 0, run.stderr[-2000:]
     allocated, freed = run.stdout.split()
     assert allocated == freed
+
+
+@pytest.mark.parametrize("name", ["stage_start", "stage", "compose"])
+def test_every_right_hand_side_defines_every_function_with_the_same_parameters(name):
+    import inspect
+
+    from lgbench.integrators.right_hand_side import FUNCTIONS, multibody, rigid_bodies
+
+    assert name in FUNCTIONS
+    modules = (multibody, rigid_bodies)
+    assert len({str(inspect.signature(getattr(module, name).py_func)) for module in modules}) == 1
+    for module in modules:
+        assert getattr(module, name).targetoptions.get("inline") == "always"
+
+
+def _rigid_body_cases():
+    """Every model and explicit formulation of the registry whose system is one of rigid bodies."""
+    from lgbench.mbs.dynamics import is_rigid_body_system
+    from lgbench.mbs.formulations import EXPLICIT_FORMULATIONS
+    from lgbench.models import MODELS
+
+    return [(name, formulation) for name, model in MODELS.items() for formulation in EXPLICIT_FORMULATIONS
+            if formulation in model.formulations and is_rigid_body_system(model.build(formulation).system)]
+
+
+def _explicit_steps(entry_point, built, tableau, steps=30, h=2e-5):
+    q, v = built.q0.copy(), built.v0.copy()
+    samples = np.array([0.0, steps * h / 2])
+    q_samples, v_samples = np.zeros((2, q.size)), np.zeros((2, v.size))
+    code, done, _ = entry_point(built.system, tableau.A, tableau.B, tableau.C, q, v, 0.0, steps * h, h, samples,
+                                q_samples, v_samples, np.zeros(1, dtype=bool))
+    assert code == 0 and done == steps
+    return q, v, q_samples, v_samples
+
+
+def test_the_registry_has_rigid_body_systems_in_every_rotation_formulation():
+    assert {formulation for _, formulation in _rigid_body_cases()} >= {"RV", "Rxyz", "F1", "EP-F1"}
+
+
+@pytest.mark.parametrize("model, formulation", _rigid_body_cases())
+@pytest.mark.parametrize("tableau", ["RK44", "DOPRI5"])
+def test_rigid_bodies_entry_point_gives_the_general_results_to_the_last_bit(model, formulation, tableau):
+    """The fixed-step entry point of rigid bodies compiles the fused stage alone; the general one takes the
+    same stage at run time, so states and samples agree bit for bit."""
+    from lgbench.integrators.explicit import integrate_explicit, integrate_explicit_rigid_bodies
+    from lgbench.integrators.tableaus import TABLEAUS
+    from lgbench.models import MODELS
+
+    built = MODELS[model].build(formulation)
+    general = _explicit_steps(integrate_explicit, built, TABLEAUS[tableau])
+    rigid = _explicit_steps(integrate_explicit_rigid_bodies, built, TABLEAUS[tableau])
+    for a, b in zip(general, rigid):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("model, formulation", [("puma560", "Min"), ("manufactured_body", "RV"), ("rotor", "SE3")])
+def test_rigid_bodies_entry_point_refuses_other_systems(model, formulation):
+    from lgbench.integrators.explicit import integrate_explicit_rigid_bodies, right_hand_side_of
+    from lgbench.integrators.tableaus import RK44
+    from lgbench.models import MODELS
+
+    built = MODELS[model].build(formulation)
+    assert right_hand_side_of(built.system) == "multibody"
+    with pytest.raises(ValueError, match="rigid bodies"):
+        _explicit_steps(integrate_explicit_rigid_bodies, built, RK44, steps=1)
+
+
+@pytest.mark.parametrize("model, formulation, options, expected", [
+    ("heavy_top", "RV", {}, "rigid-bodies"), ("heavy_top", "EP-F1", {}, "rigid-bodies"),
+    ("rotor", "SE3", {}, "multibody"), ("puma560", "Min", {}, "multibody"),
+    ("heavy_top", "RV", {"step_control": "adaptive"}, "multibody"),
+])
+def test_an_explicit_run_reaches_the_entry_point_of_its_right_hand_side(model, formulation, options, expected):
+    from lgbench.integrators.tableaus import DOPRI5
+    from lgbench.models import MODELS
+    from lgbench.runner.precompile import compile_group
+    from lgbench.runner.single_run import RunSpec
+
+    assert DOPRI5.right_hand_side(MODELS[model].build(formulation).system, options) == expected
+    spec = RunSpec(model, formulation, "DOPRI5", 1e-3, 1.0, options=tuple(options.items()))
+    assert compile_group(spec)[-1] == expected

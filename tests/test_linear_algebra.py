@@ -127,4 +127,5 @@ def test_compile_tasks_tell_the_solvers_apart():
                            options=(("linear_algebra", "dense"),))
     assert [compile_group(run)[-1] for run in (dense_run, banded_run, free_run)] == ["dense", "banded", "free-bodies"]
     assert compile_group(dense_run) == compile_group(forced_dense)
-    assert compile_group(RunSpec("heavy_top", "RV", "RK44", 1e-3, 1.0))[-1] == ""
+    assert compile_group(RunSpec("heavy_top", "RV", "RK44", 1e-3, 1.0))[-1] == "rigid-bodies"
+    assert compile_group(RunSpec("heavy_top", "RV", "intrinsic-energy-momentum", 1e-3, 1.0))[-1] == ""

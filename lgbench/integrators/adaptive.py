@@ -17,6 +17,7 @@ from lgbench.integrators.adaptive_steps import (
     N_STEP_CONTROL_STATISTICS, run_adaptive_steps, step_control, step_control_statistics,
 )
 from lgbench.integrators.explicit import combine_stages, rk_stages
+from lgbench.integrators.right_hand_side import multibody
 from lgbench.integrators.interface import Integration, sampling, timed_run
 from lgbench.mbs.codes import DIVERGED, OK
 from lgbench.mbs.dense import all_finite, copy_vector
@@ -73,11 +74,11 @@ def explicit_trial(problem, state, t, h):
     q, v = state
     Ks, ks, dq, qs, vs, q1, v1, q_hat, v_hat, work = problem.scratch
     sys, rigid = problem.sys, problem.rigid
-    status = rk_stages(sys, rigid, problem.A, problem.C, q, v, t, h, Ks, ks, dq, qs, vs, work)
+    status = rk_stages(multibody, sys, rigid, problem.A, problem.C, q, v, t, h, Ks, ks, dq, qs, vs, work)
     if status != OK:
         return status, np.inf
-    combine_stages(sys, rigid, problem.B, q, v, h, Ks, ks, dq, q1, v1, work)
-    combine_stages(sys, rigid, problem.E, q, v, h, Ks, ks, dq, q_hat, v_hat, work)
+    combine_stages(multibody, sys, rigid, problem.B, q, v, h, Ks, ks, dq, q1, v1, work)
+    combine_stages(multibody, sys, rigid, problem.E, q, v, h, Ks, ks, dq, q_hat, v_hat, work)
     if not (all_finite(q1) and all_finite(v1)):
         return OK, np.inf
     return OK, scaled_error(q, v, q1, v1, q_hat, v_hat, problem.r_tol, problem.a_tol)

@@ -119,6 +119,13 @@ class ButcherTableau:
         if isinstance(merged["max_steps"], bool) or not isinstance(merged["max_steps"], int) or merged["max_steps"] < 1:
             raise InputError(f"must be a positive integer, got {merged['max_steps']!r}", field="options.max_steps")
 
+    def right_hand_side(self, system, options: dict[str, Any]) -> str:
+        """"rigid-bodies" or "multibody": the right-hand side, and so the compiled entry point, of a run on
+        ``system`` (``explicit.right_hand_side_of`` with fixed steps; the adaptive loop has one entry point)."""
+        from lgbench.integrators.explicit import right_hand_side_of
+
+        return right_hand_side_of(system) if options.get("step_control", "fixed") == "fixed" else "multibody"
+
     def integrate(self, system, q0, v0, options, h, t_end, sample_times):
         """Fixed-step RK/RKMK run (paper 000 Alg. 2/3), or adaptive (App. B) with h_max = h."""
         from lgbench.integrators.explicit import require_unconstrained, run_explicit

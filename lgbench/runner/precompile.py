@@ -2,7 +2,8 @@
 
 numba compiles an entry point the first time it is called and keeps the machine code in the disk
 cache (``lgbench/_compile_cache.py``). The runs of a study call the entry points of a few *compile
-groups*: all fixed-step tableaus share ``integrate_explicit``, adaptive tableaus
+groups*: all fixed-step tableaus share ``integrate_explicit`` (``integrate_explicit_rigid_bodies`` for
+rigid bodies under elementary loads), adaptive tableaus
 ``integrate_explicit_adaptive`` (with projection: ``integrate_index1_rk`` and ``integrate_index1_adaptive``),
 generalized-alpha ``integrate_implicit`` (``integrate_implicit_banded``
 for chains, ``integrate_implicit_free_bodies`` for free rigid bodies), HHT ``integrate_hht`` (``integrate_hht_banded``), and so on; models and formulations are
@@ -50,27 +51,33 @@ Task = tuple[str, RunSpec]
 
 def compile_group(spec: RunSpec) -> tuple[str, str, str]:
     """What decides which compiled entry point a run calls: the integrator family (the class of its
-    registry entry), a tableau's ``step_control`` (the fixed-step or the adaptive loop) and an implicit
-    family's linear algebra (dense, banded or free bodies, an entry point each). Not the model: the models' arrays
-    have the same numba types, so every model calls the same machine code of a family; a model's own
-    output kernels are a task of their own (``compile_tasks``)."""
+    registry entry), a tableau's ``step_control`` (the fixed-step or the adaptive loop), an implicit
+    family's linear algebra (dense, banded or free bodies) and an explicit family's right-hand side
+    (rigid bodies or multibody), an entry point each. Not the model otherwise: the models' arrays have the
+    same numba types, so every model calls the same machine code of a family; a model's own output kernels
+    are a task of their own (``compile_tasks``)."""
     integrator = integrator_of(spec)
     loop = str(spec.options_dict().get("step_control", "fixed"))
-    return type(integrator).__qualname__, loop, _linear_algebra(replace(spec, h=1.0, t_end=1.0))
+    return type(integrator).__qualname__, loop, _entry_point_variant(replace(spec, h=1.0, t_end=1.0))
+
+
+VARIANTS = ("linear_algebra", "right_hand_side")
+"""The integrator methods that name the entry point of a run within its family (system, options -> name)."""
 
 
 @lru_cache(maxsize=None)
-def _linear_algebra(spec: RunSpec) -> str:
-    """The integrator's ``linear_algebra`` for the run's model ("" for the families without one, and for
-    input the run itself will report)."""
+def _entry_point_variant(spec: RunSpec) -> str:
+    """The integrator's ``linear_algebra`` or ``right_hand_side`` for the run's model ("" for the families
+    with one entry point, and for input the run itself will report)."""
     from lgbench.runner.single_run import build_run
 
     integrator = integrator_of(spec)
-    if not hasattr(integrator, "linear_algebra"):
+    choose = next((getattr(integrator, name) for name in VARIANTS if hasattr(integrator, name)), None)
+    if choose is None:
         return ""
     try:
         model, _, options = build_run(spec)
-        return integrator.linear_algebra(model.system, options)
+        return choose(model.system, options)
     except (InputError, EngineError):
         return ""
 
