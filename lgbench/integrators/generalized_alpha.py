@@ -264,17 +264,20 @@ def solver_structure(system, index: int = 3, linear_algebra: str = "dense") -> B
     return band_structure(system, linear_algebra)
 
 
-def make_workspace(system, index: int = 3, linear_algebra: str = "dense") -> ImplicitWorkspace:
+def make_workspace(system, index: int = 3, linear_algebra: str = "dense",
+                   band: BandStructure | None = None) -> ImplicitWorkspace:
     """Arrays for the index-3 system (nv + nc unknowns) or the index-2 one (nv + 2 nc) of ``system``.
 
     ``linear_algebra`` ("dense", "banded", "auto"; banded needs index 3) selects the solver through
-    ``lgbench.mbs.banded.band_structure``; the banded solver assembles its matrix from body and group
-    blocks. The group blocks Kg, Cg of K_t and C_t serve both solvers, analytic or differenced.
+    ``lgbench.mbs.banded.band_structure``, unless ``band`` gives its ``solver_structure`` (read only, so
+    a run's workspaces share it); the banded solver assembles its matrix from body and group blocks. The
+    group blocks Kg, Cg of K_t and C_t serve both solvers, analytic or differenced.
     """
     nq, nv, nc = (int(x) for x in system.sizes)
     n_bodies = system.body_int.shape[0]
     n = nv + nc if index == 3 or nc == 0 else nv + 2 * nc
-    band = solver_structure(system, index, linear_algebra)
+    if band is None:
+        band = solver_structure(system, index, linear_algebra)
     ng, gw = system.force_groups.shape
     blocks = dict(Kg=np.zeros((ng, gw, gw)), Cg=np.zeros((ng, gw, gw)), tangent=tangent_workspace(system))
     if band.active:

@@ -12,6 +12,7 @@ from lgbench.integrators.interface import Integration, sampling, timed_run
 from lgbench.integrators.newton import N_STATISTICS, NewtonOptions, newton_options
 from lgbench.integrators.second_order_method import SecondOrderMethod, generalized_alpha
 from lgbench.integrators.starting_values import consistent_accelerations, corrected_starting_values
+from lgbench.mbs.banded import BandStructure
 from lgbench.mbs.codes import F_TYPE, SINGULAR_MATRIX
 from lgbench.mbs.force_tangent import analytic_tangent_applies
 from lgbench.mbs.formulations import IMPLICIT_FORMULATIONS
@@ -160,11 +161,15 @@ def free_bodies_apply(system, merged: dict) -> bool:
             and analytic_tangent_applies(system))
 
 
-def compiled_solver(system, merged: dict) -> str:
+def compiled_solver(system, merged: dict, band: BandStructure | None = None) -> str:
     """"free-bodies", "banded" or "dense": the solver of a generalized-alpha run, and so its compiled entry
-    point (``generalized_alpha.ENTRY_POINTS``); free bodies where ``free_bodies_apply``, with the dense LU."""
-    kind = solver_kind(system, merged["index"], merged)
-    return "free-bodies" if kind == "dense" and free_bodies_apply(system, merged) else kind
+    point (``generalized_alpha.ENTRY_POINTS``); free bodies where ``free_bodies_apply``, with the dense LU.
+    ``band``: the run's ``generalized_alpha.solver_structure``, if already built."""
+    if band is None:
+        band = ga.solver_structure(system, merged["index"], linear_solver(system, merged))
+    if band.active:
+        return "banded"
+    return "free-bodies" if free_bodies_apply(system, merged) else "dense"
 
 
 def run_implicit(system, integrator: ImplicitIntegrator, q0, v0, options, h, t_end,
@@ -178,11 +183,11 @@ def run_implicit(system, integrator: ImplicitIntegrator, q0, v0, options, h, t_e
     v_samples = np.zeros((ns, nv))
     lam_samples = np.zeros((ns, nc))
     index = merged["index"]
-    solver = linear_solver(system, merged)
-    entry_point = ga.ENTRY_POINTS[compiled_solver(system, merged)]
+    band = ga.solver_structure(system, index, linear_solver(system, merged))
+    entry_point = ga.ENTRY_POINTS[compiled_solver(system, merged, band)]
 
     def workspace():
-        return ga.make_workspace(system, index, solver)
+        return ga.make_workspace(system, index, band=band)
 
     corrected = merged["starting_values"] != "classical"
     perturb_velocity = index == 3 and merged["starting_values"] == "corrected"   # Table 2's v0 (eq. 142)

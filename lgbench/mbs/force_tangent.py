@@ -702,16 +702,23 @@ def _add_load_wrench(sys, k, tw, Kg, Cg, with_damper_position):
 
 
 @njit(inline="always")
+def _load_blocks_start(tw, i):
+    """The start of a load's tangent on body i: R of body i (``_rotation_of``), and tw.Lp and tw.Lv cleared."""
+    R = _rotation_of(tw.rotation, i)
+    tw.Lp[:, :] = 0.0
+    tw.Lv[:, :] = 0.0
+    return R
+
+
+@njit(inline="always")
 def _elementary_load_tangent(sys, k, q, v, tw, Kg, Cg, with_damper_position):
     """Add the tangent of force element k, an ``is_elementary_load`` one other than a body torque (whose
     tangent is zero): gravity, a global torque or a point spring-damper."""
     ftype = sys.force_int[k, F_TYPE]
     i = sys.force_int[k, F_BODY]
     force_real = sys.force_real
-    R = _rotation_of(tw.rotation, i)
+    R = _load_blocks_start(tw, i)
     Lp, Lv = tw.Lp, tw.Lv
-    Lp[:, :] = 0.0
-    Lv[:, :] = 0.0
     if ftype == GRAVITY:
         ga = GRAVITY_ACCELERATION
         _gravity(sys.body_real, i, (force_real[k, ga], force_real[k, ga + 1], force_real[k, ga + 2]), R, Lp)
@@ -745,10 +752,8 @@ def other_load_tangent(sys, k, q, v, t, tw, Kg, Cg, with_damper_position):
         if body_int[i, B_FORM] == EP:
             _ep_norm_rate(body_int, body_real, tw.slot, i, q, v, tw.kinematics, tw.load_map, tw, Kg, Cg)
         return
-    R = _rotation_of(tw.rotation, i)
+    R = _load_blocks_start(tw, i)
     Lp = tw.Lp
-    Lp[:, :] = 0.0
-    tw.Lv[:, :] = 0.0
     if ftype == TIMED_TORQUE:
         factor = time_factor(force_real, k, TORQUE_SCHEDULE, t)
         _add_skew(Lp, 3, 3, _rotate_back(R, (factor * force_real[k, TORQUE], factor * force_real[k, TORQUE + 1],

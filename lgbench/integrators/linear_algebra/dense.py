@@ -46,10 +46,15 @@ def solve(w):
 
 
 @njit(inline="always")
-def constraint_forces(sys, q, lam, w, out):
-    if w.C.shape[0] > 0:
-        constraint_matrix(sys, q, w.C)
+def scoped_constraint_forces(scope, sys, q, lam, w, out):
+    """B(q) of the ``lgbench.mbs.scope`` module ``scope`` into w.C, out += B(q)^T lam."""
+    scope.constraint_matrix(sys, q, w.C)
     add_transpose_product(w.C, lam, out)
+
+
+@njit(inline="always")
+def constraint_forces(sys, q, lam, w, out):
+    scoped_constraint_forces(multibody, sys, q, lam, w, out)
 
 
 @njit(inline="always")

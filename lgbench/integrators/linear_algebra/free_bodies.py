@@ -9,8 +9,9 @@ are the Euler parameters' norms (index 3).
 from numba import njit
 
 from lgbench.integrators.iteration_matrix import assemble_iteration_matrix, force_tangent_matrices
-from lgbench.integrators.linear_algebra.dense import add_damping_columns, constraint_velocity, factor, solve
-from lgbench.mbs.dense import add_transpose_product
+from lgbench.integrators.linear_algebra.dense import (
+    add_damping_columns, constraint_velocity, factor, scoped_constraint_forces, solve,
+)
 from lgbench.mbs.residual import dynamic_residual_inline
 from lgbench.mbs.scope import free_bodies as free_bodies_scope
 
@@ -30,8 +31,7 @@ def iteration_matrix(sys, q, dqn, v, a, lam, t, bp, gp, scale, opts, w):
 
 @njit(inline="always")
 def constraint_forces(sys, q, lam, w, out):
-    free_bodies_scope.constraint_matrix(sys, q, w.C)
-    add_transpose_product(w.C, lam, out)
+    scoped_constraint_forces(free_bodies_scope, sys, q, lam, w, out)
 
 
 @njit(inline="always")
