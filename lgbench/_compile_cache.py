@@ -91,10 +91,11 @@ def configure_numba_cache() -> str:
     return str(directory)
 
 
-COMPILE_MINUTES = "2.5 min"
+COMPILE_MINUTES = "1-2.5 min"
 """How long the first compilation of a study takes on a 2-core machine, in parallel (runner/precompile.py;
-flagship, measured 2026-11-28 at stop 44 with an empty cache: 147-162 s of wall time, the free-bodies
-generalized-alpha part on one core, RK67, the starting values and the outputs on the other)."""
+flagship with an empty cache: 74 s of wall time on the 2-vCPU Zen 4 machine of stop 45, 2026-11-28, the
+free-bodies generalized-alpha part on one core, the rigid-body RK67, the starting values and the outputs on
+the other; 147-162 s at stop 44 on a slower 2-vCPU machine, before the rigid-body explicit entry point)."""
 
 
 def is_cold(directory: str | None = None) -> bool:
