@@ -17,8 +17,8 @@ from lgbench.integrators.adaptive_steps import (
     N_STEP_CONTROL_STATISTICS, run_adaptive_steps, step_control, step_control_statistics,
 )
 from lgbench.integrators.explicit import combine_stages, rk_stages
-from lgbench.integrators.right_hand_side import multibody
 from lgbench.integrators.interface import Integration, sampling, timed_run
+from lgbench.integrators.right_hand_side import multibody
 from lgbench.mbs.codes import DIVERGED, OK
 from lgbench.mbs.dense import all_finite, copy_vector
 from lgbench.mbs.dynamics import is_rigid_body_system, rhs_work

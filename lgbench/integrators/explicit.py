@@ -14,8 +14,8 @@ from lgbench._compiled import allocating_entry_point
 from lgbench.exceptions import InputError
 from lgbench.integrators.fixed_step import run_fixed_steps
 from lgbench.integrators.interface import Integration, sampling, timed_run
-from lgbench.mbs.codes import DIVERGED, OK, UNRESOLVED_ROTATION
 from lgbench.integrators.right_hand_side import multibody, rigid_bodies
+from lgbench.mbs.codes import DIVERGED, OK, UNRESOLVED_ROTATION
 from lgbench.mbs.coordinate_update import largest_rotation_increment
 from lgbench.mbs.dense import all_finite, copy_vector
 from lgbench.mbs.dynamics import is_rigid_body_system, rhs_work

@@ -5,9 +5,10 @@ coordinates UAC(q_n, dq_i), their slopes and the accelerations at the stage; the
 UAC(q_n, dq) once more. ``rigid_bodies`` evaluates them for an ``mbs.dynamics.is_rigid_body_system`` (rigid
 bodies in RV, Rxyz, F1 or EP under elementary loads) in one fused stage; ``multibody`` for every system,
 with the fused stage when the system is one of rigid bodies (a run-time test) and the general kernels
-otherwise. The fixed-step explicit family has an entry point for each (``explicit.ENTRY_POINTS``, chosen by ``explicit.right_hand_side_of``), so a
-system of rigid bodies compiles none of the general kernels (chains, SE3 nodes, the other force elements):
-the same choice at compile time as ``lgbench.mbs.scope`` and ``integrators/linear_algebra`` make. Both
+otherwise. The fixed-step explicit family has an entry point for each (``explicit.ENTRY_POINTS``, chosen by
+``explicit.right_hand_side_of``), so a system of rigid bodies compiles none of the general kernels (chains,
+SE3 nodes, the other force elements): the same choice at compile time as ``lgbench.mbs.scope`` and
+``integrators/linear_algebra`` make. Both
 modules define the functions of ``FUNCTIONS``, on an ``mbs.dynamics.RhsWork`` ``work``:
 
 - ``stage_start(sys, rigid, q, work)``: what every stage of a step from q reuses (the Euler parameters of
