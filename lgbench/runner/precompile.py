@@ -3,11 +3,11 @@
 numba compiles an entry point the first time it is called and keeps the machine code in the disk
 cache (``lgbench/_compile_cache.py``). The runs of a study call the entry points of a few *compile
 groups*: all fixed-step tableaus share ``integrate_explicit`` (``integrate_explicit_rigid_bodies`` for
-rigid bodies under elementary loads), adaptive tableaus
-``integrate_explicit_adaptive`` (with projection: ``integrate_index1_rk`` and ``integrate_index1_adaptive``),
-generalized-alpha ``integrate_implicit`` (``integrate_implicit_banded``
-for chains, ``integrate_implicit_free_bodies`` for free rigid bodies), HHT ``integrate_hht`` (``integrate_hht_banded``), and so on; models and formulations are
-data to them. The implicit families also start from ``consistent_accelerations`` (paper 002 eq. 19),
+rigid bodies under elementary loads), adaptive tableaus ``integrate_explicit_adaptive`` (with projection:
+``integrate_index1_rk`` and ``integrate_index1_adaptive``), generalized-alpha ``integrate_implicit``
+(``integrate_implicit_banded`` for chains, ``integrate_implicit_free_bodies`` for free rigid bodies), HHT
+``integrate_hht`` (``integrate_hht_banded``), and so on; models and formulations are data to them. The
+implicit families also start from ``consistent_accelerations`` (paper 002 eq. 19),
 a compile of its own. On an empty cache a serial study compiles all of them one after the other, on
 one core, inside its first run of each group (compilation never enters a measured time:
 ``integrators/interface.timed_run``).
@@ -92,8 +92,9 @@ def compile_tasks(specs: Iterable[RunSpec]) -> list[Task]:
     entry points and the starting values call the same compiled kernels (residual, force and constraint
     tangents, iteration-matrix blocks); compiled beside each other both processes compile those, compiled
     after the first they load them from the cache: HHT took 271 s beside generalized-alpha and 151 s after
-    it, on an empty cache, and the starting values 86 s beside it and nothing after it. After the explicit families they still end before generalized-alpha needs
-    them (its warm-up compiles the stepper first). A model's outputs are a task of their own, not part of its
+    it, on an empty cache, and the starting values 86 s beside it and nothing after it. After the explicit
+    families they still end before generalized-alpha needs them (its warm-up compiles the stepper first). A
+    model's outputs are a task of their own, not part of its
     integration, so that they compile on another core than the longest entry point (``docs/performance.md``,
     "Compile time")."""
     runs: dict[tuple[str, ...], RunSpec] = {}
