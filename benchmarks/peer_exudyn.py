@@ -123,12 +123,12 @@ def _build(case: PeerCase, h: float, steps: int, tangent_operator: bool = False)
     settings.timeIntegration.numberOfSteps = steps
     settings.timeIntegration.endTime = steps * h
     settings.timeIntegration.verboseMode = 0
-    settings.solutionSettings.writeSolutionToFile = False
-    settings.solutionSettings.writeInitialValues = False
-    settings.solutionSettings.sensorsWritePeriod = 1e9
+    settings.solution.file.write = False
+    settings.solution.file.writeInitialValues = False
+    settings.solution.sensors.writePeriod = 1e9
     settings.parallel.numberOfThreads = 1
-    settings.timeIntegration.explicitIntegration.computeEndOfStepAccelerations = False
-    settings.timeIntegration.explicitIntegration.computeMassMatrixInversePerBody = True
+    settings.timeIntegration.explicit.computeEndOfStepAccelerations = False
+    settings.timeIntegration.explicit.computeMassMatrixInversePerBody = True
     settings.timeIntegration.newton.useModifiedNewton = case.newton == "modified"
     settings.timeIntegration.newton.relativeTolerance = 1e-8
     settings.timeIntegration.newton.absoluteTolerance = 1e-10
