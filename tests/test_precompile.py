@@ -61,13 +61,24 @@ def test_adaptive_steps_and_hht_are_parts_of_their_own_and_a_second_model_only_i
              RunSpec("heavy_top", "EP", "hht", 1e-3, 1.0), RunSpec("heavy_top", "RV", "generalized-alpha", 1e-3, 1.0),
              RunSpec("pendulum", "RV", "RK44", 1e-3, 1.0)]
     tasks = compile_tasks(specs)
-    assert [kind for kind, _ in tasks] == [RUN, RUN, RUN, START, RUN, OUTPUTS, OUTPUTS]
+    assert [kind for kind, _ in tasks] == [RUN, RUN, RUN, START, START, RUN, OUTPUTS, OUTPUTS]
     assert [spec.integrator for kind, spec in tasks if kind == RUN and spec.integrator in ("hht", "generalized-alpha")] \
         == ["hht", "generalized-alpha"]
     assert [(spec.model, spec.integrator, spec.options) for _, spec in tasks[1:3]] == [
         ("heavy_top", "RK44", ()), ("heavy_top", "DOPRI5", (("step_control", "adaptive"),))]
-    assert tasks[4][1].integrator == "generalized-alpha"
-    assert [spec.model for _, spec in tasks[5:]] == ["heavy_top", "pendulum"]
+    assert [spec.integrator for _, spec in tasks[3:6]] == ["hht", "generalized-alpha", "generalized-alpha"]
+    assert [spec.model for _, spec in tasks[6:]] == ["heavy_top", "pendulum"]
+
+
+def test_the_consistent_accelerations_are_compiled_once_per_scope():
+    """HHT and dense generalized-alpha start from the multibody kernel, the free-bodies solver from its own
+    (``starting_values.consistent_accelerations_of``): one task each, whatever the models."""
+    specs = [RunSpec("heavy_top", "EP", "hht", 1e-3, 1.0),
+             RunSpec("slider_crank", "RV", "generalized-alpha", 1e-3, 1.0),
+             RunSpec("heavy_top", "EP", "generalized-alpha", 1e-3, 1.0),
+             RunSpec("rotor", "RV", "generalized-alpha", 1e-4, 1.0)]
+    starts = [(spec.model, spec.integrator) for kind, spec in compile_tasks(specs) if kind == START]
+    assert starts == [("heavy_top", "hht"), ("heavy_top", "generalized-alpha")]
 
 
 def test_an_entry_point_is_compiled_once_whatever_its_models():
@@ -78,8 +89,8 @@ def test_an_entry_point_is_compiled_once_whatever_its_models():
              RunSpec("heavy_top", "EP", "hht", 1e-3, 1.0), RunSpec("rotor", "RV", "RK67", 1e-4, 1.0)]
     tasks = compile_tasks(specs)
     assert [(kind, spec.model, spec.integrator) for kind, spec in tasks] == [
-        (RUN, "rotor", "generalized-alpha"), (RUN, "rotor", "RK67"),
-        (START, "rotor", "generalized-alpha"), (RUN, "heavy_top", "hht"), (OUTPUTS, "rotor", "generalized-alpha"),
+        (RUN, "rotor", "generalized-alpha"), (RUN, "rotor", "RK67"), (START, "rotor", "generalized-alpha"),
+        (START, "heavy_top", "hht"), (RUN, "heavy_top", "hht"), (OUTPUTS, "rotor", "generalized-alpha"),
         (OUTPUTS, "heavy_top", "generalized-alpha")]
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from lgbench._compiled import kernel
 from lgbench.integrators.implicit import GENERALIZED_ALPHA, free_bodies_apply, implicit_options
+from lgbench.integrators.starting_values import consistent_accelerations, consistent_accelerations_free_bodies
 from lgbench.mbs.force_tangent import force_tangent_inline, tangent_workspace
 from lgbench.mbs.codes import ForceType
 from lgbench.mbs.formulations import IMPLICIT_FORMULATIONS
@@ -57,10 +58,18 @@ def _evaluate(residual, tangent, system, q, v, a, lam):
     return M, C, force, torque, g, r, Kg, Cg
 
 
-@pytest.mark.parametrize("model, formulation", [
+FREE_BODIES = [
     (name, formulation) for name, model in MODELS.items() for formulation in IMPLICIT_FORMULATIONS
     if formulation in model.formulations
-    and free_bodies_apply(model.build(formulation).system, implicit_options(GENERALIZED_ALPHA, {})[1])])
+    and free_bodies_apply(model.build(formulation).system, implicit_options(GENERALIZED_ALPHA, {})[1])]
+"""Every registry model x formulation that the free-bodies scope serves (with generalized-alpha's defaults)."""
+
+
+def test_the_free_bodies_scope_serves_the_rigid_body_models_with_and_without_norm_constraints():
+    assert {("heavy_top", "RV"), ("heavy_top", "EP"), ("rotor", "Rxyz")} <= set(FREE_BODIES)
+
+
+@pytest.mark.parametrize("model, formulation", FREE_BODIES)
 def test_free_bodies_scope_evaluates_what_the_multibody_scope_does(model, formulation):
     """M, B, the loads, g, the residual and the group blocks of K_t and C_t at a random state, bit for bit
     (the multibody scope through compiled calls kept in the cache)."""
@@ -73,3 +82,21 @@ def test_free_bodies_scope_evaluates_what_the_multibody_scope_does(model, formul
     free = _evaluate(_free_bodies_residual, _free_bodies_tangent, built.system, q, v, a, lam)
     for expected, found in zip(general, free):
         np.testing.assert_array_equal(found, expected)
+
+
+@pytest.mark.parametrize("model, formulation", FREE_BODIES)
+def test_free_bodies_consistent_accelerations_are_the_multibody_ones(model, formulation):
+    """v'(0), lambda(0) of paper 002 eq. (19) at a random state (the Euler parameters off their norm, so
+    that the curvature rows enter), bit for bit."""
+    built = MODELS[model].build(formulation)
+    rng = np.random.default_rng(11)
+    nv, nc = int(built.system.sizes[1]), int(built.system.sizes[2])
+    q = built.q0 + 0.05 * rng.normal(size=built.q0.shape)
+    v = rng.normal(size=nv)
+    found = []
+    for accelerations in (consistent_accelerations, consistent_accelerations_free_bodies):
+        vd, lam = np.zeros(nv), np.zeros(nc)
+        assert accelerations(built.system, q, v, 0.3, vd, lam)
+        found.append((vd, lam))
+    for expected, result in zip(*found):
+        np.testing.assert_array_equal(result, expected)

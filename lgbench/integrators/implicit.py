@@ -11,7 +11,7 @@ from lgbench.integrators import generalized_alpha as ga
 from lgbench.integrators.interface import Integration, sampling, timed_run
 from lgbench.integrators.newton import N_STATISTICS, NewtonOptions, newton_options
 from lgbench.integrators.second_order_method import SecondOrderMethod, generalized_alpha
-from lgbench.integrators.starting_values import consistent_accelerations, corrected_starting_values
+from lgbench.integrators.starting_values import consistent_accelerations_of, corrected_starting_values
 from lgbench.mbs.banded import BandStructure
 from lgbench.mbs.codes import F_TYPE, SINGULAR_MATRIX
 from lgbench.mbs.force_tangent import analytic_tangent_applies
@@ -184,7 +184,9 @@ def run_implicit(system, integrator: ImplicitIntegrator, q0, v0, options, h, t_e
     lam_samples = np.zeros((ns, nc))
     index = merged["index"]
     band = ga.solver_structure(system, index, linear_solver(system, merged))
-    entry_point = ga.ENTRY_POINTS[compiled_solver(system, merged, band)]
+    solver = compiled_solver(system, merged, band)
+    entry_point = ga.ENTRY_POINTS[solver]
+    consistent_accelerations = consistent_accelerations_of(solver)
 
     def workspace():
         return ga.make_workspace(system, index, band=band)

@@ -2,18 +2,20 @@
 corrected starting values of paper 002 Tables 1 (index 2) and 2 (index 3).
 """
 import numpy as np
+from numba import njit
 
 from lgbench._compiled import kernel
-from lgbench.mbs.constraints import constraint_curvature
 from lgbench.mbs.coordinate_update import algebra_commutator, update_coordinates
 from lgbench.mbs.dense import lu_factor, lu_solve
-from lgbench.mbs.residual import dynamic_residual
+from lgbench.mbs.residual import dynamic_residual, dynamic_residual_inline
+from lgbench.mbs.scope import free_bodies, multibody
 from lgbench.mbs.system import S_NC
 
 
-@kernel
-def consistent_accelerations(sys, q, v, t, vd, lam):
-    """v'(0) and lambda(0) from [[M, B^T], [B, 0]] [v'; lambda] = [g; -B' v] (paper 002 eq. 19)."""
+@njit(inline="always")
+def scoped_consistent_accelerations(scope, sys, q, v, t, vd, lam):
+    """v'(0) and lambda(0) from [[M, B^T], [B, 0]] [v'; lambda] = [g; -B' v] (paper 002 eq. 19), with
+    what free rigid bodies do not have evaluated by the ``scope`` (``lgbench.mbs.scope``)."""
     nv = v.shape[0]
     nc = sys.sizes[S_NC]
     nb = sys.body_int.shape[0]
@@ -23,9 +25,9 @@ def consistent_accelerations(sys, q, v, t, vd, lam):
     r = np.zeros(nv)
     force = np.zeros((nb, 3))
     torque = np.zeros((nb, 3))
-    dynamic_residual(sys, q, v, np.zeros(nv), np.zeros(nc), t, M, C, force, torque, g, r)
+    dynamic_residual_inline(scope, sys, q, v, np.zeros(nv), np.zeros(nc), t, M, C, force, torque, g, r)
     curvature = np.zeros(nc)
-    constraint_curvature(sys, q, v, curvature)
+    scope.constraint_curvature(sys, q, v, curvature)
     A = np.zeros((nv + nc, nv + nc))
     A[:nv, :nv] = M
     A[:nv, nv:] = C.T
@@ -40,6 +42,26 @@ def consistent_accelerations(sys, q, v, t, vd, lam):
     vd[:] = b[:nv]
     lam[:] = b[nv:]
     return True
+
+
+@kernel
+def consistent_accelerations(sys, q, v, t, vd, lam):
+    """``scoped_consistent_accelerations`` of any model."""
+    return scoped_consistent_accelerations(multibody, sys, q, v, t, vd, lam)
+
+
+@kernel
+def consistent_accelerations_free_bodies(sys, q, v, t, vd, lam):
+    """``scoped_consistent_accelerations`` of free rigid bodies under elementary loads (the systems of
+    ``implicit.free_bodies_apply``), which compiles none of the other models' code."""
+    return scoped_consistent_accelerations(free_bodies, sys, q, v, t, vd, lam)
+
+
+def consistent_accelerations_of(solver: str):
+    """The consistent accelerations that a run whose Newton iterations use ``solver`` (its linear algebra,
+    ``implicit.compiled_solver``) starts from: the free-bodies ones with the free-bodies solver, which serves
+    the same systems."""
+    return consistent_accelerations_free_bodies if solver == "free-bodies" else consistent_accelerations
 
 
 @kernel

@@ -335,6 +335,16 @@ def norm_rows(body_int, q, phi):
 
 
 @njit(inline="always")
+def norm_curvature(body_int, v, out):
+    """B'(q, v) v of the Euler-parameter norm rows: 2 e'.e' (paper 002 eq. 18)."""
+    for i in range(body_int.shape[0]):
+        row = body_int[i, B_CROW]
+        if row >= 0:
+            _, vr = rotation_start(body_int, i)
+            out[row] = 2.0 * (v[vr] ** 2 + v[vr + 1] ** 2 + v[vr + 2] ** 2 + v[vr + 3] ** 2)
+
+
+@njit(inline="always")
 def norm_jacobian(body_int, q, C, dense):
     """The rows 2 e^T of B of the Euler-parameter norms into C, at each body's B_VSTART (dense) or 0."""
     for i in range(body_int.shape[0]):
@@ -498,11 +508,7 @@ def constraint_jacobian(body_int, joint_int, joint_real, q, C1, C2, dense):
 def constraint_curvature(sys, q, v, out):
     """B'(q, v) v, so that Phi'' = B v' + out (paper 002 eq. 18)."""
     out[:] = 0.0
-    for i in range(sys.body_int.shape[0]):
-        row = sys.body_int[i, B_CROW]
-        if row >= 0:
-            _, vr = _rot_start(sys, i)
-            out[row] = 2.0 * (v[vr] ** 2 + v[vr + 1] ** 2 + v[vr + 2] ** 2 + v[vr + 3] ** 2)
+    norm_curvature(sys.body_int, v, out)
     for j in range(sys.joint_int.shape[0]):
         row = sys.joint_int[j, J_ROW]
         b1 = sys.joint_int[j, J_BODY1]

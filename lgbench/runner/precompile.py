@@ -1,16 +1,16 @@
 """Compile the engine a set of runs needs on every core at once, before the runs start.
 
-numba compiles an entry point the first time it is called and keeps the machine code in the disk
-cache (``lgbench/_compile_cache.py``). The runs of a study call the entry points of a few *compile
-groups*: all fixed-step tableaus share ``integrate_explicit`` (``integrate_explicit_rigid_bodies`` for
-rigid bodies under elementary loads), adaptive tableaus ``integrate_explicit_adaptive`` (with projection:
+numba compiles an entry point the first time it is called and keeps the machine code in the disk cache
+(``lgbench/_compile_cache.py``). The runs of a study call the entry points of a few *compile groups*:
+all fixed-step tableaus share ``integrate_explicit`` (``integrate_explicit_rigid_bodies`` for rigid
+bodies under elementary loads), adaptive tableaus ``integrate_explicit_adaptive`` (with projection:
 ``integrate_index1_rk`` and ``integrate_index1_adaptive``), generalized-alpha ``integrate_implicit``
-(``integrate_implicit_banded`` for chains, ``integrate_implicit_free_bodies`` for free rigid bodies), HHT
-``integrate_hht`` (``integrate_hht_banded``), and so on; models and formulations are data to them. The
-implicit families also start from ``consistent_accelerations`` (paper 002 eq. 19),
-a compile of its own. On an empty cache a serial study compiles all of them one after the other, on
-one core, inside its first run of each group (compilation never enters a measured time:
-``integrators/interface.timed_run``).
+(``integrate_implicit_banded`` for chains, ``integrate_implicit_free_bodies`` for free rigid bodies),
+HHT ``integrate_hht`` (``integrate_hht_banded``), and so on; models and formulations are data to them.
+The implicit families also start from ``consistent_accelerations`` (paper 002 eq. 19;
+``consistent_accelerations_free_bodies`` with the free-bodies solver), a compile of its own. On an empty
+cache a serial study compiles all of them one after the other, on one core, inside its first run of each
+group (compilation never enters a measured time: ``integrators/interface.timed_run``).
 
 ``precompile`` hands out one single-step integration per group, and the consistent accelerations and
 each model's outputs as tasks of their own, to worker processes, as many at once as there are cores,
@@ -84,10 +84,11 @@ def _entry_point_variant(spec: RunSpec) -> str:
 
 def compile_tasks(specs: Iterable[RunSpec]) -> list[Task]:
     """One single-step integration per compiled entry point of ``specs`` (``compile_group``: the model does not
-    matter), the consistent accelerations once if a family starts from them, and each model's output kernels:
-    the first implicit family first (the Newton solver, the iteration matrix and the linear algebra take the
-    longest to compile), if it is dense generalized-alpha the last of its kernels next, in a second process
-    (``compile_plan``: the entry point then loads them), the explicit families next, then the starting values,
+    matter), the consistent accelerations once per kernel that the families starting from them call, and each
+    model's output kernels: the first implicit family first (the Newton solver, the iteration matrix and the
+    linear algebra take the longest to compile), if it is dense generalized-alpha the last of its kernels
+    next, in a second process (``compile_plan``: the entry point then loads them), the explicit families
+    next, then the starting values,
     the other implicit entry points (one solver's apart, ``_solvers_apart``), the outputs last. The implicit
     entry points and the starting values call the same compiled kernels (residual, force and constraint
     tangents, iteration-matrix blocks); compiled beside each other both processes compile those, compiled
@@ -97,20 +98,22 @@ def compile_tasks(specs: Iterable[RunSpec]) -> list[Task]:
     model's outputs are a task of their own, not part of its
     integration, so that they compile on another core than the longest entry point (``docs/performance.md``,
     "Compile time")."""
+    from lgbench.integrators.starting_values import consistent_accelerations_of
+
     runs: dict[tuple[str, ...], RunSpec] = {}
-    start: list[Task] = []
+    starts: dict[object, Task] = {}
     outputs: dict[str, RunSpec] = {}
     for spec in specs:
         short = replace(spec, t_end=spec.h)
         runs.setdefault(compile_group(short), short)
         outputs.setdefault(spec.model, short)
-        if not start and getattr(integrator_of(spec), "consistent_start", False):
-            start.append((START, short))
+        if getattr(integrator_of(spec), "consistent_start", False):
+            starts.setdefault(consistent_accelerations_of(compile_group(short)[-1]), (START, short))
     implicit = [spec for spec in runs.values() if integrator_of(spec).kind == "implicit"]
     others = [spec for spec in runs.values() if integrator_of(spec).kind != "implicit"]
     ahead = [(KERNELS, spec) for spec in implicit[:1] if compile_group(spec)[::2] == AHEAD_OF]
-    return [(RUN, spec) for spec in implicit[:1]] + ahead + [(RUN, spec) for spec in others] + start + \
-        [(RUN, spec) for spec in _solvers_apart(implicit[1:])] + \
+    return [(RUN, spec) for spec in implicit[:1]] + ahead + [(RUN, spec) for spec in others] + \
+        list(starts.values()) + [(RUN, spec) for spec in _solvers_apart(implicit[1:])] + \
         [(OUTPUTS, spec) for spec in outputs.values()]
 
 
@@ -149,7 +152,7 @@ def compile_task(task: Task) -> tuple[str, float]:
 
     import numpy as np
 
-    from lgbench.integrators.starting_values import consistent_accelerations
+    from lgbench.integrators.starting_values import consistent_accelerations_of
     from lgbench.mbs.system import S_NC, S_NV
     from lgbench.runner.compile_plan import compile_planned_kernels
     from lgbench.runner.single_run import build_run, constraint_series, engine_errors, sample_times
@@ -164,7 +167,7 @@ def compile_task(task: Task) -> tuple[str, float]:
             if kind == RUN:
                 integrator.integrate(system, q0, v0, options, spec.h, spec.t_end, sample_times(spec.t_end, None))
             elif kind == START:
-                consistent_accelerations(system, q0, v0, 0.0, np.zeros(nv), np.zeros(nc))
+                consistent_accelerations_of(compile_group(spec)[-1])(system, q0, v0, 0.0, np.zeros(nv), np.zeros(nc))
             elif kind == KERNELS:
                 compile_planned_kernels(spec)
             else:

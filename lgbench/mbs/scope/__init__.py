@@ -15,6 +15,7 @@ stop 44). Both modules define the functions of ``FUNCTIONS``:
 - ``chain_generalized_forces(sys, q, v, t, g)``: the chains' generalized forces into g;
 - ``constraint_residual(sys, q, t, phi)``: Phi(q, t) into phi (nothing without constraints);
 - ``constraint_matrix(sys, q, C)``: B(q) into C (nothing without constraints);
+- ``constraint_curvature(sys, q, v, out)``: B'(q, v) v into out (paper 002 eq. 18);
 - ``other_load_tangent(sys, k, q, v, t, tw, Kg, Cg, with_damper_position)``: add the tangent of force
   element k, which is not elementary, to the group blocks Kg, Cg (``force_tangent.other_load_tangent``);
 - ``chain_force_tangent(sys, q, v, tw, Kg, Cg)``: add the chains' force tangent;
@@ -27,5 +28,6 @@ the choice at compile time; a run-time test of the system would compile every pa
 """
 
 FUNCTIONS = ("applied_loads", "chain_mass_matrix", "chain_generalized_forces", "constraint_residual",
-             "constraint_matrix", "other_load_tangent", "chain_force_tangent", "element_loads")
+             "constraint_matrix", "constraint_curvature", "other_load_tangent", "chain_force_tangent",
+             "element_loads")
 """What each scope module defines (``tests/test_scope.py`` checks it)."""

@@ -4,7 +4,7 @@ The constraints are the Euler parameters' norms alone; the chain functions add n
 has no chain."""
 from numba import njit
 
-from lgbench.mbs.constraints import norm_jacobian, norm_rows
+from lgbench.mbs.constraints import norm_curvature, norm_jacobian, norm_rows
 from lgbench.mbs.loads import elementary_applied_loads
 
 
@@ -33,6 +33,12 @@ def constraint_matrix(sys, q, C):
     if C.shape[0] > 0:
         C[:, :] = 0.0
         norm_jacobian(sys.body_int, q, C, True)
+
+
+@njit(inline="always")
+def constraint_curvature(sys, q, v, out):
+    out[:] = 0.0
+    norm_curvature(sys.body_int, v, out)
 
 
 @njit(inline="always")

@@ -4,6 +4,7 @@ from numba import njit
 from lgbench.mbs.chain import chain_generalized_forces as _chain_generalized_forces
 from lgbench.mbs.chain import chain_mass_matrix as _chain_mass_matrix
 from lgbench.mbs.chain_tangent import chain_force_tangent as _chain_force_tangent
+from lgbench.mbs.constraints import constraint_curvature as _constraint_curvature
 from lgbench.mbs.constraints import constraint_matrix_inline, constraint_residual_inline
 from lgbench.mbs.force_tangent import _element_loads, other_load_tangent as _other_load_tangent
 from lgbench.mbs.loads import applied_loads as _applied_loads
@@ -36,6 +37,12 @@ def constraint_residual(sys, q, t, phi):
 def constraint_matrix(sys, q, C):
     if C.shape[0] > 0:
         constraint_matrix_inline(sys, q, C)
+
+
+@njit(inline="always")
+def constraint_curvature(sys, q, v, out):
+    if out.shape[0] > 0:
+        _constraint_curvature(sys, q, v, out)
 
 
 @njit(inline="always")
