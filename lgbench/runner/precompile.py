@@ -86,18 +86,16 @@ def compile_tasks(specs: Iterable[RunSpec]) -> list[Task]:
     """One single-step integration per compiled entry point of ``specs`` (``compile_group``: the model does not
     matter), the consistent accelerations once per kernel that the families starting from them call, and each
     model's output kernels: the first implicit family first (the Newton solver, the iteration matrix and the
-    linear algebra take the longest to compile), if it is dense generalized-alpha the last of its kernels
-    next, in a second process (``compile_plan``: the entry point then loads them), the explicit families
-    next, then the starting values,
-    the other implicit entry points (one solver's apart, ``_solvers_apart``), the outputs last. The implicit
-    entry points and the starting values call the same compiled kernels (residual, force and constraint
-    tangents, iteration-matrix blocks); compiled beside each other both processes compile those, compiled
-    after the first they load them from the cache: HHT took 271 s beside generalized-alpha and 151 s after
-    it, on an empty cache, and the starting values 86 s beside it and nothing after it. After the explicit
+    linear algebra take the longest to compile), if it is dense generalized-alpha the last of its kernels next,
+    in a second process (``compile_plan``: the entry point then loads them), the explicit families next, then
+    the starting values, the other implicit entry points (one solver's apart, ``_solvers_apart``), the outputs
+    last. The implicit entry points and the starting values call the same compiled kernels (residual, force and
+    constraint tangents, iteration-matrix blocks); compiled beside each other both processes compile those,
+    compiled after the first they load them from the cache: HHT took 271 s beside generalized-alpha and 151 s
+    after it, on an empty cache, and the starting values 86 s beside it and nothing after it. After the explicit
     families they still end before generalized-alpha needs them (its warm-up compiles the stepper first). A
-    model's outputs are a task of their own, not part of its
-    integration, so that they compile on another core than the longest entry point (``docs/performance.md``,
-    "Compile time")."""
+    model's outputs are a task of their own, not part of its integration, so that they compile on another core
+    than the longest entry point (``docs/performance.md``, "Compile time")."""
     from lgbench.integrators.starting_values import consistent_accelerations_of
 
     runs: dict[tuple[str, ...], RunSpec] = {}
@@ -105,10 +103,11 @@ def compile_tasks(specs: Iterable[RunSpec]) -> list[Task]:
     outputs: dict[str, RunSpec] = {}
     for spec in specs:
         short = replace(spec, t_end=spec.h)
-        runs.setdefault(compile_group(short), short)
+        group = compile_group(short)
+        runs.setdefault(group, short)
         outputs.setdefault(spec.model, short)
         if getattr(integrator_of(spec), "consistent_start", False):
-            starts.setdefault(consistent_accelerations_of(compile_group(short)[-1]), (START, short))
+            starts.setdefault(consistent_accelerations_of(group[-1]), (START, short))
     implicit = [spec for spec in runs.values() if integrator_of(spec).kind == "implicit"]
     others = [spec for spec in runs.values() if integrator_of(spec).kind != "implicit"]
     ahead = [(KERNELS, spec) for spec in implicit[:1] if compile_group(spec)[::2] == AHEAD_OF]
