@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 export MPLBACKEND := Agg
 
-.PHONY: install run test test-slow bench bench-quick clean check-quick reproduce-all gallery findings
+.PHONY: install run test test-slow bench bench-quick clean check-quick reproduce-all gallery findings evidence
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -54,14 +54,20 @@ check-quick: $(STAMP)
 	@status=0; for f in $(QUICK_STUDIES); do name=$$(basename $$f .yaml); \
 	  $(VENV)/bin/lgbench check results/quick/$$name --junit results/quick/$$name/junit.xml || status=1; done; exit $$status
 
-## Every study on its full grid, both cores (most expensive first), then figures, reports and checks.
+## Every study on its full grid, both cores (most expensive first), then figures, reports and checks;
+## then the verdicts graded on these results beside those of docs/evidence.json (exit 1 if one is lower).
 ## Resumable; prints the wall time per study and in total (also in results/campaign.md).
 reproduce-all: $(STAMP)
 	$(VENV)/bin/lgbench reproduce $(QUICK_STUDIES) --results results --jobs 2
+	$(VENV)/bin/lgbench findings $(QUICK_STUDIES) --results results --against docs/evidence.json
 
-## docs/REPRODUCTION.md's "At a glance" tables from the study files' findings (make test checks them).
+## docs/evidence.json: what every expectation observed in the full reproduction in results/.
+evidence: $(STAMP)
+	$(VENV)/bin/lgbench findings $(QUICK_STUDIES) --results results --record docs/evidence.json
+
+## docs/REPRODUCTION.md's tables, graded from the study files' claims on docs/evidence.json (make test checks them).
 findings: $(STAMP)
-	$(VENV)/bin/lgbench findings $(QUICK_STUDIES) --write docs/REPRODUCTION.md
+	$(VENV)/bin/lgbench findings $(QUICK_STUDIES) --evidence docs/evidence.json --write docs/REPRODUCTION.md --write README.md
 
 ## The README's gallery (docs/img) from the result folders of reproduce-all.
 gallery: $(STAMP)

@@ -243,8 +243,10 @@ def check(results_dir: Annotated[Path, typer.Argument(metavar="RESULTS_DIR", hel
           study_file: Annotated[Path | None, typer.Option("--study", help="Study file (default: RESULTS_DIR/study.yaml).")] = None,
           profile: Annotated[str | None, typer.Option(help="Profile of --study.")] = None,
           junit: Annotated[Path | None, typer.Option(help="Also write the verdicts as JUnit XML here.")] = None):
-    """Compare a result folder with its study's expectations; exit 1 on any regression."""
+    """Compare a result folder with its study's expectations and grade its findings; exit 1 on any
+    regression (a paper's claim that does not come out is a result, not a regression)."""
     from lgbench.analysis.expectations import check as check_expectations
+    from lgbench.analysis.findings import claim_tests as tests_of_claims
     from lgbench.runner.execute import STUDY_COPY
     from lgbench.runner.study import load_study
     from lgbench.store import ResultStore
@@ -261,11 +263,20 @@ def check(results_dir: Annotated[Path, typer.Argument(metavar="RESULTS_DIR", hel
     _require_grid_runs(results_dir, grid, runs)
     _require_error_rows(store, study, runs, errors, grid)
     results = check_expectations(study, runs, errors)
-    typer.echo(_check_report(study.name, results))
+    claim_tests = tests_of_claims(study)
+    typer.echo(_check_report(study.name, results, claim_tests))
+    guards = [result for result in results if result.id not in claim_tests]
     if junit:
-        _write_junit(junit, study.name, results)
-    failed = sum(not r.passed for r in results)
-    typer.echo(f"{study.name}: {len(results) - failed} passed, {failed} failed")
+        _write_junit(junit, study.name, guards)
+    if claim_tests:
+        from lgbench.analysis.findings import assess, verdict_counts
+
+        counts = verdict_counts(assess(study.name, study.findings, results))
+        typer.echo(f"{study.name}: findings graded from their claims: "
+                   + ", ".join(f"{count} {'not checked' if verdict is None else verdict.text}"
+                               for verdict, count in counts.items() if count))
+    failed = sum(not r.passed for r in guards)
+    typer.echo(f"{study.name}: {len(guards) - failed} passed, {failed} failed")
     if failed:
         raise typer.Exit(1)
 
@@ -318,9 +329,13 @@ def _study_copy(results_dir: Path, profile: str | None = None, required: bool = 
                          "again") from None
 
 
-def _check_report(name: str, results) -> str:
+def _check_report(name: str, results, claim_tests: set[str] = frozenset()) -> str:
+    """The table of ``lgbench check``: a regression check passes ("ok") or not ("REGRESSION"); a test of
+    a paper's claim ("claim holds" / "claim not met") grades its finding."""
+    from lgbench.analysis.findings import check_verdict
+
     rows = [("expectation", "expected", "observed", "verdict")]
-    rows += [(r.expectation, r.expected, r.observed, "ok" if r.passed else "REGRESSION") for r in results]
+    rows += [(r.expectation, r.expected, r.observed, check_verdict(r, claim_tests)) for r in results]
     widths = [max(len(row[k]) for row in rows) for k in range(4)]
     lines = [f"study {name}"]
     for row in rows:
@@ -553,52 +568,192 @@ def validate(study_file: Annotated[Path, typer.Argument(metavar="FILE.yaml", hel
 
 @app.command()
 def findings(study_files: Annotated[list[Path], typer.Argument(metavar="STUDY.yaml...", help="Study files.")],
-             write: Annotated[Path | None, typer.Option(help="Rewrite the tables between the findings markers "
-                                                         "of this Markdown file (docs/REPRODUCTION.md).")] = None,
-             check_file: Annotated[Path | None, typer.Option("--check", help="Exit 1 if this Markdown file's "
-                                                              "tables differ from the study files.")] = None):
-    """Count the verdicts of the studies' findings by paper; write or check the "At a glance" tables of
-    docs/REPRODUCTION.md from them."""
-    from lgbench.analysis.findings import assess
-    from lgbench.report.findings import StudyEntry, by_paper, counts_text, document_tables, replace_marked
+             evidence: Annotated[Path | None, typer.Option(help="Grade from this record of a full reproduction "
+                                                           "(docs/evidence.json).")] = None,
+             results: Annotated[Path | None, typer.Option(help="Grade from the result folders RESULTS/NAME "
+                                                          "of a full reproduction.")] = None,
+             record: Annotated[Path | None, typer.Option(help="With --results: write what every expectation "
+                                                         "observed there to this record.")] = None,
+             against: Annotated[Path | None, typer.Option(help="With --results: list the verdicts that differ "
+                                                          "from this record's; exit 1 if one is lower.")] = None,
+             audit: Annotated[bool, typer.Option("--audit", help="Print every claim: quote, precision, "
+                                                 "expectation window, observed value, outcome.")] = False,
+             write: Annotated[list[Path] | None, typer.Option(help="Rewrite the tables between the findings "
+                                                               "markers of these Markdown files (docs/REPRODUCTION.md, "
+                                                               "README.md).")] = None,
+             check_file: Annotated[list[Path] | None, typer.Option("--check", help="Exit 1 if these Markdown files' "
+                                                                    "tables differ.")] = None):
+    """Grade the studies' findings from their claims and count the verdicts by paper; audit the claims;
+    record a reproduction's observations; write or check the "At a glance" tables of docs/REPRODUCTION.md."""
+    from lgbench.report.findings import StudyEntry, by_paper, claim_counts, counts_text, document_tables
     from lgbench.report.markdown import render_table
     from lgbench.runner.study import load_study
+
+    if write and check_file:
+        raise InputError("give either --write or --check", field="--write/--check")
+    if evidence is not None and results is not None:
+        raise InputError("grade from either --evidence or --results", field="--evidence/--results")
+    if (record is not None or against is not None) and results is None:
+        raise InputError("--record and --against read the result folders of --results", field="--results")
+    studies = [(path, load_study(path)) for path in study_files]
+    if results is not None:
+        checked = {study.name: _full_results(study, results) for _, study in studies}
+    else:
+        checked = _recorded(studies, evidence) if evidence is not None else {}
+    assessments = _assessments(studies, checked)
+    for paper, items in by_paper(assessments).items():
+        typer.echo(f"paper {paper}: {len(items)} findings: {counts_text(items)}")
+    typer.echo(f"all: {len(assessments)} findings: {counts_text(assessments)}; {claim_counts(assessments)}")
+    if audit:
+        typer.echo(_audit_text(studies, assessments))
+    if record is not None:
+        _write_record(record, studies, checked)
+    if against is not None:
+        _compare_verdicts(assessments, _assessments(studies, _recorded(studies, against)), against)
+    targets = write or check_file or []
+    if targets:
+        entries = [StudyEntry(study.name, study.paper, path.as_posix()) for path, study in studies]
+        _write_marked_tables(targets, lambda folder: {key: render_table(table, folder) for key, table in
+                                                      document_tables(entries, assessments).items()},
+                             bool(check_file))
+
+
+def _assessments(studies, checked: dict) -> list:
+    from lgbench.analysis.findings import assess
+
+    return [item for _, study in studies for item in assess(study.name, study.findings, checked.get(study.name))]
+
+
+def _full_results(study, folder: Path):
+    """The check results of ``study`` (as written, on its full grid) in ``folder/NAME``; None without
+    runs there."""
+    from lgbench.analysis.expectations import check as check_expectations
+    from lgbench.store import ResultStore
+
+    store = ResultStore(folder / study.name)
+    if not store.runs_path.exists():
+        return None
+    return check_expectations(study, store.runs_frame(), store.errors_frame())
+
+
+def _recorded(studies, path: Path) -> dict:
+    """The check results of every study decided on its windows from the record at ``path``."""
+    from lgbench.analysis.evidence import recorded_results
+
+    data = _read_record(path)
+    return {study.name: recorded_results(study.expectations, data["studies"].get(study.name, {}).get(
+        "expectations", {})) for _, study in studies}
+
+
+def _read_record(path: Path) -> dict:
+    import json
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise InputError(f"cannot read the record ({error.strerror})", file=str(path)) from None
+    except ValueError as error:
+        raise InputError(f"not a JSON record ({error})", file=str(path)) from None
+    if not isinstance(data, dict) or not isinstance(data.get("studies"), dict):
+        raise InputError("a record is a JSON object with 'studies'", file=str(path), field="studies")
+    return data
+
+
+def _write_record(path: Path, studies, checked: dict) -> None:
+    """The record at ``path`` with the studies checked here replaced (the others kept)."""
+    import json
+
+    from lgbench.analysis.evidence import record_entries
     from lgbench.store import atomic
 
-    if write is not None and check_file is not None:
-        raise InputError("give either --write or --check", field="--write/--check")
-    studies = [(path, load_study(path)) for path in study_files]
-    assessments = [item for _, study in studies for item in assess(study.name, study.findings, None)]
-    papers = by_paper(assessments)
-    for paper, items in papers.items():
-        typer.echo(f"paper {paper}: {len(items)} findings: {counts_text(items)}")
-    typer.echo(f"all: {len(assessments)} findings: {counts_text(assessments)}")
-    target = write or check_file
-    if target is None:
-        return
-    entries = [StudyEntry(study.name, study.paper, path.as_posix()) for path, study in studies]
-    tables = {key: render_table(table, target.parent) for key, table in document_tables(entries, assessments).items()}
-    try:
-        text = target.read_text(encoding="utf-8")
-    except OSError as error:
-        raise InputError(f"cannot read the file ({error.strerror})", file=str(target)) from None
-    replaced, unmarked, unknown = replace_marked(text, tables)
-    if unmarked:
-        raise InputError(f"no markers for {', '.join(unmarked)}", file=str(target),
-                         allowed="'<!-- findings KEY -->' ... '<!-- end findings KEY -->' for KEY in "
-                                 + ", ".join(tables))
-    if unknown:
-        raise InputError(f"the study files have no findings for the marked table(s) {', '.join(unknown)}",
-                         file=str(target), allowed=list(tables))
-    if check_file is not None:
-        if replaced != text:
-            typer.echo(f"{target}: the findings tables differ from the study files; "
-                       f"'lgbench findings STUDY.yaml... --write {target}' writes them", err=True)
-            raise typer.Exit(1)
-        typer.echo(f"{target}: the findings tables agree with the study files")
-    else:
-        atomic.write_text(target, replaced)
-        typer.echo(f"{target}: findings tables written")
+    data = _read_record(path) if path.exists() else {"studies": {}}
+    for _, study in studies:
+        results = checked.get(study.name)
+        if results is None:
+            continue
+        data["studies"][study.name] = {"expectations": record_entries(study.expectations, results)}
+    data["studies"] = dict(sorted(data["studies"].items()))
+    atomic.write_text(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
+    typer.echo(f"{path}: recorded {sum(checked.get(s.name) is not None for _, s in studies)} studies")
+
+
+_RANK = {"reproduced": 4, "trend": 3, "drawn": 2, "differs": 1, "not-reproduced": 0}
+
+
+def _compare_verdicts(now: list, recorded: list, path: Path) -> None:
+    """Print the findings whose verdict differs from the record's; exit 1 if one is lower."""
+    lower = 0
+    for item, before in zip(now, recorded):
+        if item.verdict != before.verdict:
+            worse = (item.verdict is None or before.verdict is not None
+                     and _RANK[item.verdict.value] < _RANK[before.verdict.value])
+            lower += worse
+            typer.echo(f"{item.study}: {item.finding.paper} {item.finding.item}: {before.verdict_text} -> "
+                       f"{item.verdict_text}{' (lower)' if worse else ''}")
+    if lower:
+        typer.echo(f"{lower} verdict(s) lower than in {path}", err=True)
+        raise typer.Exit(1)
+    typer.echo(f"no verdict lower than in {path}")
+
+
+def _audit_text(studies, assessments) -> str:
+    """Every claim: the finding, quote, precision, each expectation's window and observed value, outcome."""
+    from lgbench.analysis.expectations import window
+
+    by_name = {study.name: {item.id: item for item in study.expectations if item.id} for _, study in studies}
+    lines = []
+    for item in assessments:
+        if not item.finding.claims:
+            lines.append(f"{item.study}: {item.finding.paper} {item.finding.item}: {item.verdict_text} (no claims)")
+            continue
+        lines.append(f"{item.study}: {item.finding.paper} {item.finding.item}: {item.verdict_text}")
+        for claim, state in zip(item.finding.claims, item.claim_states):
+            lines.append(f"  [{state.value}] {claim.kind.value}, {claim.source}: \"{claim.quote}\"")
+            lines.append(f"      precision {claim.precision_text}")
+            for key in claim.expectations:
+                result = (item.results or {}).get(key)
+                observed = "not evaluated" if result is None else (
+                    f"{result.observed} -> {'passes' if result.passed else 'fails'}")
+                lines.append(f"      {key}: window {window(by_name[item.study][key]).text}; observed {observed}")
+            if not claim.expectations:
+                lines.append("      no expectation tests it")
+    return "\n".join(lines)
+
+
+def _write_marked_tables(targets: list[Path], tables_for, check_only: bool) -> None:
+    """Write (or with ``check_only`` compare) the tables between the markers of every target; every table
+    is marked in one of them. ``tables_for(folder)``: the tables rendered for a file in ``folder``."""
+    from lgbench.report.findings import replace_marked
+    from lgbench.store import atomic
+
+    replaced_texts, marked, keys = [], set(), []
+    for target in targets:
+        tables = tables_for(target.parent)
+        keys = list(tables)
+        try:
+            text = target.read_text(encoding="utf-8")
+        except OSError as error:
+            raise InputError(f"cannot read the file ({error.strerror})", file=str(target)) from None
+        replaced, unmarked, unknown = replace_marked(text, tables)
+        if unknown:
+            raise InputError(f"the study files have no findings for the marked table(s) {', '.join(unknown)}",
+                             file=str(target), allowed=keys)
+        marked |= {key for key in tables if key not in unmarked}
+        replaced_texts.append((target, text, replaced))
+    missing = [key for key in keys if key not in marked]
+    if missing:
+        raise InputError(f"no markers for {', '.join(missing)}", file=", ".join(map(str, targets)),
+                         allowed="'<!-- findings KEY -->' ... '<!-- end findings KEY -->' in one of the files")
+    for target, text, replaced in replaced_texts:
+        if check_only:
+            if replaced != text:
+                typer.echo(f"{target}: the findings tables differ from the study files and the record; "
+                           f"'make findings' writes them", err=True)
+                raise typer.Exit(1)
+            typer.echo(f"{target}: the findings tables agree with the study files and the record")
+        else:
+            atomic.write_text(target, replaced)
+            typer.echo(f"{target}: findings tables written")
 
 
 @app.command()

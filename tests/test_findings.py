@@ -1,6 +1,6 @@
-"""Findings: the "At a glance" verdicts as data in the study files, computed from the expectations they
-cite (issue 19 item 5). A regression turns a verdict red on the front page of a reproduction instead of
-leaving a stale "reproduced", and docs/REPRODUCTION.md's tables cannot drift from the study files."""
+"""Findings: the "At a glance" rows as data in the study files, each verdict computed from the paper's
+claims and the expectations that test them, on a result folder (report, front page) or on the record of
+the last full reproduction (docs/REPRODUCTION.md, which cannot drift from the study files)."""
 import re
 from pathlib import Path
 
@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from typer.testing import CliRunner
 
 from lgbench.analysis.expectations import CheckResult
-from lgbench.analysis.findings import Finding, State, assess, item_order
+from lgbench.analysis.findings import Finding, Verdict, assess, item_order
 from lgbench.cli import app
 from lgbench.exceptions import InputError
 from lgbench.report.findings import replace_marked
@@ -23,11 +23,15 @@ ROOT = Path(__file__).resolve().parents[1]
 STUDY_FILES = sorted((ROOT / "studies").glob("*.yaml"))
 runner = CliRunner()
 
+ORDER_CLAIM = {"quote": "second order", "source": "Sect. 5", "kind": "finding", "order": 2,
+               "expectations": ["order-rv"]}
+RUNS_CLAIM = {"quote": "Rxyz runs at every h", "source": "Table 4", "kind": "finding", "every_run": True,
+              "expectations": ["rxyz-runs"]}
 FIT = {"paper": "000", "item": "Fig. 3 right", "shows": "COM error vs h, generalized-alpha",
        "counterpart": "fixture -> convergence_com.png", "figures": ["convergence_com.png"],
-       "verdict": "reproduced", "summary": "order 2.00", "evidence": ["order-rv"], "section": "free"}
-RUNS = {"paper": "000", "item": "Table 4", "shows": "every run succeeds", "verdict": "trend",
-        "summary": "Rxyz runs at every h", "evidence": ["rxyz-runs"]}
+       "summary": "order 2.00", "claims": [ORDER_CLAIM], "section": "free"}
+RUNS = {"paper": "000", "item": "Table 4", "shows": "every run succeeds", "summary": "Rxyz fails at the largest h",
+        "claims": [RUNS_CLAIM]}
 
 
 def _study(**changes):
@@ -41,25 +45,23 @@ def _finding(**changes) -> Finding:
     return Finding.model_validate({**FIT, **changes})
 
 
-def test_a_finding_holds_while_its_expectations_pass_and_regresses_when_one_fails():
-    findings = [_finding(evidence=["a", "b"]), _finding(evidence=["c"]), _finding(verdict="not-reproduced",
-                                                                                  evidence=[])]
-    results = [CheckResult("a", "", "", True, "a"), CheckResult("b", "", "", False, "b"),
-               CheckResult("c", "", "", True, "c")]
-    first, second, third = assess("s", findings, results)
-    assert (first.state, first.failed, first.checked) == (State.REGRESSED, ("b",), 2)
-    assert [result.id for result in first.results] == ["a", "b"]
-    assert first.verdict_text == "regressed (was reproduced): b failed"
-    assert (second.state, second.verdict_text) == (State.HOLDS, "reproduced")
-    assert third.state == State.NONE
-    unchecked = assess("s", [_finding(evidence=["x"])], [CheckResult("a", "", "", True, "a")])[0]
-    assert unchecked.state == State.UNCHECKED and unchecked.verdict_text == "reproduced (not checked here)"
+def test_the_verdict_follows_the_claims_in_the_results_given():
+    findings = [_finding(), _finding(claims=[{**ORDER_CLAIM, "expectations": ["a"]}]),
+                _finding(claims=[]), _finding(claims=[], computed=False)]
+    passing = [CheckResult("o", "", "", True, "order-rv")]
+    first, second, third, fourth = assess("s", findings, passing)
+    assert first.verdict is Verdict.REPRODUCED and second.verdict is None
+    assert second.verdict_text == "not checked here"
+    assert third.verdict is Verdict.DRAWN and fourth.verdict is Verdict.NOT_REPRODUCED
+    (failing,) = assess("s", [_finding()], [CheckResult("o", "", "", False, "order-rv")])
+    assert failing.verdict is Verdict.DIFFERS and failing.failed == ("order-rv",)
+    (unchecked,) = assess("s", [_finding()], None)
+    assert unchecked.verdict_text == "not checked here"
 
 
 @pytest.mark.parametrize("changes, message", [
-    ({"evidence": []}, "cites the expectations that back it"),
-    ({"verdict": "not-reproduced"}, "has no evidence"),
-    ({"verdict": "reproduced (trend)"}, "verdict"),
+    ({"verdict": "reproduced"}, "verdict"),          # verdicts are computed, not written
+    ({"evidence": ["order-rv"]}, "evidence"),
     ({"paper": "0"}, "paper"),
     ({"figures": ["../x.png"]}, "figures"),
 ])
@@ -76,11 +78,21 @@ def test_items_sort_as_in_the_paper():
 
 def test_evidence_names_expectations_of_the_study(tmp_path):
     path = tmp_path / "study.yaml"
-    path.write_text(yaml.safe_dump(_study(findings=[{**FIT, "evidence": ["order-rv", "no-such-id"]}])))
+    claim = {**ORDER_CLAIM, "expectations": ["order-rv", "no-such-id"]}
+    path.write_text(yaml.safe_dump(_study(findings=[{**FIT, "claims": [claim]}])))
     with pytest.raises(InputError, match="'no-such-id' is the id of no expectation") as error:
         load_study(path)
-    assert error.value.field == "findings[0].evidence"
+    assert error.value.field == "findings[0].claims[0].expectations"
     assert "order-rv" in str(error.value.allowed)
+
+
+def test_a_claim_citing_an_expectation_wider_than_its_precision_is_refused(tmp_path):
+    path = tmp_path / "study.yaml"
+    loose = [{**STUDY["expectations"][0], "id": "order-rv", "tolerance": 0.5}, STUDY["expectations"][1]]
+    path.write_text(yaml.safe_dump(_study(expectations=loose, findings=[FIT])))
+    result = runner.invoke(app, ["validate", str(path)])
+    assert_one_line_input_error(result, "expectation 'order-rv' cannot test this claim: its window [1.5, 2.5] "
+                                        "is wider than the claim's precision [1.7, 2.3]")
 
 
 def test_expectation_ids_are_unique(tmp_path):
@@ -110,10 +122,10 @@ def test_a_quick_profile_with_fewer_expectations_leaves_its_findings_unchecked(t
     result = runner.invoke(app, ["report", str(folder)])
     assert result.exit_code == 0, result.output
     markdown = (folder / "report.md").read_text()
-    assert "reproduced (not checked here)" in markdown
+    assert "not checked here" in markdown
 
 
-def test_the_report_and_the_index_show_a_regressed_verdict(tmp_path):
+def test_the_report_and_the_index_show_the_verdicts_computed_in_the_results(tmp_path):
     folder = write_results(tmp_path / "fixture")
     (folder / "study.yaml").write_text(yaml.safe_dump(_study()))
     (folder / "figures").mkdir()
@@ -121,19 +133,47 @@ def test_the_report_and_the_index_show_a_regressed_verdict(tmp_path):
     result = runner.invoke(app, ["report", str(folder), "--index", str(tmp_path / "index")])
     assert result.exit_code == 0, result.output
     report = (folder / "report.md").read_text()
-    assert "What this study shows of the papers: 1 reproduced, 1 reproduced (trend)" in report
-    assert "order-rv: RV-generalized-alpha: order of com" in report
+    assert "expectations that test them here: 1 reproduced, 1 differs; 2 claims: 1 hold, 1 not met" in report
+    assert "| rxyz-runs: Rxyz-generalized-alpha succeeds" in report and "| claim not met |" in report
     index = (tmp_path / "index.md").read_text()
     assert table_row(index, "Fig. 3 right")[4] == "reproduced"
-    assert table_row(index, "Table 4")[4] == "**regressed (was reproduced (trend)): rxyz-runs failed**"
+    assert table_row(index, "Table 4")[4] == "**differs**"
     assert "[![convergence_com.png](fixture/figures/convergence_com.png)](fixture/figures/convergence_com.png)" in index
-    assert "Their cited expectations in these results: 1 hold, 1 regressed" in index
+    assert "2 published figures and tables: 1 reproduced, 1 differs; 2 claims: 1 hold, 1 not met" in index
     assert table_row(index, "Table 4")[-1].startswith("rxyz-runs: ") and table_row(index, "Table 4")[-1].endswith(
-        " (FAILED)")
+        " (not met)")
     html = (tmp_path / "index.html").read_text()
-    assert '<td class="bad">regressed (was reproduced (trend)): rxyz-runs failed</td>' in html
+    assert '<td class="bad">differs</td>' in html
     assert '<td class="good">reproduced</td>' in html
     assert '<img alt="convergence_com.png" src="fixture/figures/convergence_com.png">' in html
+
+
+def test_check_grades_the_claims_and_fails_only_on_a_regression_check(tmp_path):
+    """A claim that does not come out is a result (the finding differs), not a regression; an uncited
+    expectation that fails is one."""
+    from test_check import STUDY as TINY
+
+    third_order = {"kind": "order", "id": "order-3", "method": "RV-RK44", "expected": 3, "tolerance": 0.1}
+    claim = {**ORDER_CLAIM, "order": 3, "expectations": ["order-3"]}
+    finding = {**FIT, "claims": [claim]}
+    study = tmp_path / "tiny_top.yaml"
+    study.write_text(yaml.safe_dump({**TINY, "expectations": [third_order], "findings": [finding]}))
+    out = tmp_path / "out"
+    assert runner.invoke(app, ["run", str(study), "--out", str(out)]).exit_code == 0
+    result = runner.invoke(app, ["check", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "claim not met" in result.output and "1 differs" in result.output
+    assert "tiny_top: 0 passed, 0 failed" in result.output
+    guard = {**third_order, "id": "guard"}
+    result = runner.invoke(app, ["check", str(out), "--study", str(_write(tmp_path, {
+        **TINY, "expectations": [third_order, guard], "findings": [finding]}))])
+    assert result.exit_code == 1 and "REGRESSION" in result.output
+
+
+def _write(tmp_path, data) -> Path:
+    path = tmp_path / "other.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
 
 
 def test_markers_are_replaced_and_unmarked_keys_reported():
@@ -145,10 +185,12 @@ def test_markers_are_replaced_and_unmarked_keys_reported():
 
 
 def test_reproduction_document_is_written_from_the_study_files(monkeypatch):
-    """docs/REPRODUCTION.md's "At a glance" tables are what the study files' findings say."""
+    """docs/REPRODUCTION.md's tables and the README's counts are the study files' findings graded on the
+    record of the last full reproduction."""
     monkeypatch.chdir(ROOT)
     files = [str(path.relative_to(ROOT)) for path in STUDY_FILES]
-    result = runner.invoke(app, ["findings", *files, "--check", "docs/REPRODUCTION.md"])
+    result = runner.invoke(app, ["findings", *files, "--evidence", "docs/evidence.json",
+                                 "--check", "docs/REPRODUCTION.md", "--check", "README.md"])
     assert result.exit_code == 0, result.output
 
 
@@ -170,7 +212,8 @@ def test_every_shipped_finding_links_a_section_of_the_reproduction_document():
 @pytest.mark.parametrize("where, message", [
     ({"expectations": [{**STUDY["expectations"][0], "id": "Order RV"}]}, "not a usable expectation id"),
     ({"findings": [{**FIT, "paper": "0"}]}, "not a usable paper number"),
-    ({"findings": [{**FIT, "evidence": ["order-rv", "Bad Id"]}]}, "not a usable expectation id"),
+    ({"findings": [{**FIT, "claims": [{**ORDER_CLAIM, "expectations": ["order-rv", "Bad Id"]}]}]},
+     "not a usable expectation id"),
 ])
 def test_a_malformed_id_or_paper_is_named_for_what_it_is(tmp_path, where, message):
     path = tmp_path / "study.yaml"
@@ -181,7 +224,7 @@ def test_a_malformed_id_or_paper_is_named_for_what_it_is(tmp_path, where, messag
 def test_writing_into_a_document_without_its_markers_is_one_line(tmp_path):
     document = tmp_path / "doc.md"
     document.write_text("# Reproduction\n<!-- findings 000: x -->\n<!-- end findings 000 -->\n")
-    study = str(ROOT / "studies" / "heavy_top_free.yaml")
+    study = str(ROOT / "studies" / "heavy_top_explicit.yaml")
     result = runner.invoke(app, ["findings", study, "--write", str(document)])
-    assert_one_line_input_error(result, "no markers for studies, open")
+    assert_one_line_input_error(result, "no markers for studies, open, claims, counts")
     assert document.read_text().count("\n") == 3

@@ -11,7 +11,8 @@ Kinds:
 - ``fails`` / ``succeeds``: every run of a method in an h range ends not ok / ok.
 - ``value``: a runs.csv column (e.g. ``newton_per_step``) at one h, within a tolerance.
 - ``less``: a runs.csv column or an error (``error:QUANTITY``) of one method times ``factor`` stays
-  below that of another at every common h where both ran.
+  below that of another at every common h where both ran (and, with ``max_factor``, above it divided
+  by ``max_factor``).
 - ``bound``: a runs.csv column stays within [min, max] for the given methods (all if none).
 - ``cost_ratio``: the CPU time (or another cost column) of one method over another's within
   [min, max]: read off the two work-precision curves at one error (``at_error``), or their geometric
@@ -21,9 +22,15 @@ Kinds:
   over methods that differ only in that parameter (paper 004 Fig. 10: e_omega against HHT's alpha); the
   fit's largest residual, relative to the largest error, within [min_residual, max_residual], and each
   bounded coefficient within its bounds. A law that does not hold shows as a ``min_residual`` that passes.
+
+Every kind observes one statistic, the smallest and largest value of its quantity (one value for most
+kinds; ``less`` the ratios over the common h, ``bound`` the values over the runs), and passes when both
+lie in its window (``window``): the interval a claim's precision is compared with
+(``lgbench.analysis.claims``).
 """
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, replace
 from typing import Annotated, Literal, Union
@@ -32,6 +39,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat, model_validator
 
 from lgbench.analysis.convergence import ROUND_OFF_FLOOR, error_table, fit_order, method_label, with_variants
+from lgbench.analysis.window import Interval
 
 
 class _Strict(BaseModel):
@@ -86,7 +94,14 @@ class LessExpectation(_Expectation):
     lower: str
     than: str
     factor: PositiveFloat = 1.0
+    max_factor: PositiveFloat | None = None
     h_range: StepRange | None = None
+
+    @model_validator(mode="after")
+    def _ordered_factors(self):
+        if self.max_factor is not None and self.max_factor < self.factor:
+            raise ValueError(f"max_factor ({self.max_factor:g}) is below factor ({self.factor:g})")
+        return self
 
 
 class BoundExpectation(_Expectation):
@@ -152,6 +167,10 @@ Expectation = Annotated[Union[OrderExpectation, StatusExpectation, ValueExpectat
                         Field(discriminator="kind")]
 
 
+Statistic = tuple[float, float]
+"""The smallest and the largest observed value of an expectation's quantity (equal for one value)."""
+
+
 @dataclass(frozen=True)
 class CheckResult:
     expectation: str
@@ -159,6 +178,53 @@ class CheckResult:
     observed: str
     passed: bool
     id: str | None = None                # the expectation's id, if it has one
+    statistic: Statistic | None = None   # what ``passed`` was decided on; None: nothing to observe
+    key: str = ""                        # ``observation_key`` of the expectation
+    complete: bool = True                # False: a method it names has no runs in these results
+
+
+WINDOW_FIELDS = {"order": ("expected", "tolerance", "at_least"), "value": ("expected", "tolerance"),
+                 "less": ("factor", "max_factor"), "bound": ("min", "max"), "cost_ratio": ("min", "max"),
+                 "parameter_fit": ("min_residual", "max_residual"), "fails": (), "succeeds": ()}
+"""The fields of each kind that set its window rather than what it observes."""
+
+
+def window(item) -> Interval:
+    """The values of the statistic an expectation passes."""
+    if item.kind == "order":
+        low = item.expected - item.tolerance
+        return Interval(low) if item.at_least else Interval(low, item.expected + item.tolerance)
+    if item.kind == "value":
+        return Interval(item.expected - item.tolerance, item.expected + item.tolerance)
+    if item.kind == "less":
+        return Interval(item.factor, math.inf if item.max_factor is None else item.max_factor, low_open=True)
+    if item.kind in ("bound", "cost_ratio"):
+        return Interval(-math.inf if item.min is None else item.min, math.inf if item.max is None else item.max)
+    if item.kind == "parameter_fit":
+        return Interval(item.min_residual or 0.0, math.inf if item.max_residual is None else item.max_residual)
+    return Interval(1.0, 1.0)       # fails, succeeds: the share of runs with the wanted status
+
+
+def decide(item, statistic: Statistic | None) -> bool:
+    """Whether an observed statistic passes: both its ends inside the expectation's window."""
+    if statistic is None:
+        return False
+    allowed = window(item)
+    return allowed.contains(statistic[0]) and allowed.contains(statistic[1])
+
+
+def observation_key(item) -> str:
+    """What an expectation observes, as text: every field but its id, its why and its window. A recorded
+    statistic is valid for another expectation with the same key."""
+    fields = item.model_dump(mode="json", exclude={"id", "why", *WINDOW_FIELDS[item.kind]})
+    return json.dumps(fields, sort_keys=True)
+
+
+def _result(item, description: str, observed: str, statistic: Statistic | None, extra: bool = True,
+            expected: str | None = None) -> CheckResult:
+    """The check result of ``item`` with its statistic decided on its window (and ``extra``)."""
+    return CheckResult(description, window(item).text if expected is None else expected, observed,
+                       decide(item, statistic) and extra, item.id, statistic, observation_key(item))
 
 
 def _in_range(h: float, h_range) -> bool:
@@ -204,10 +270,10 @@ def check(study, runs, errors) -> list[CheckResult]:
         methods += list(getattr(item, "methods", []))
         missing = [m for m in methods if m and m not in known]
         if missing:
-            results.append(CheckResult(_describe(item), "method present", f"no runs of {', '.join(missing)}",
-                                       False, item.id))
+            results.append(replace(_result(item, _describe(item), f"no runs of {', '.join(missing)}", None),
+                                   complete=False))
             continue
-        results.append(replace(_EVALUATORS[item.kind](item, study, runs, errors), id=item.id))
+        results.append(_EVALUATORS[item.kind](item, study, runs, errors))
     return results
 
 
@@ -236,19 +302,17 @@ def _order(item, study, runs, errors) -> CheckResult:
                                    study.errors[0].label)
     table = error_table(runs, errors, quantity, measure)
     description = f"{item.method}: order of {quantity} ({measure})"
-    if item.method not in table.columns:
-        return CheckResult(description, f"{item.expected:g}", "no errors recorded", False)
-    values = table[item.method]
-    fit = fit_order(values.index.to_numpy(), values.to_numpy(), item.floor, item.h_range)
     expected = (f">= {item.expected - item.tolerance:g}" if item.at_least
                 else f"{item.expected:g} +- {item.tolerance:g}")
+    if item.method not in table.columns:
+        return _result(item, description, "no errors recorded", None, expected=expected)
+    values = table[item.method]
+    fit = fit_order(values.index.to_numpy(), values.to_numpy(), item.floor, item.h_range)
     if math.isnan(fit.slope) or fit.points < item.min_points:
-        return CheckResult(description, expected, f"no fit ({fit.points} points; {fit.note or 'too few'})",
-                           False)
+        return _result(item, description, f"no fit ({fit.points} points; {fit.note or 'too few'})", None,
+                       expected=expected)
     observed = f"{fit.slope:.2f} (h {fit.h_min:.3g}..{fit.h_max:.3g}, {fit.points} pts)"
-    passed = (fit.slope >= item.expected - item.tolerance if item.at_least
-              else abs(fit.slope - item.expected) <= item.tolerance)
-    return CheckResult(description, expected, observed, passed)
+    return _result(item, description, observed, (fit.slope, fit.slope), expected=expected)
 
 
 def _status(item, study, runs, errors) -> CheckResult:
@@ -259,16 +323,25 @@ def _status(item, study, runs, errors) -> CheckResult:
     observed = (f"{len(rows)} runs, all {'ok' if want_ok else 'not ok'}" if not wrong and len(rows)
                 else f"{'failed' if want_ok else 'ok'} at h = {', '.join(f'{h:g}' for h in wrong)}"
                 if wrong else "no runs in range")
-    return CheckResult(_describe(item), "all ok" if want_ok else "all not ok", observed,
-                       bool(len(rows)) and not wrong)
+    share = 1 - len(wrong) / len(rows) if len(rows) else None
+    return _result(item, _describe(item), observed, None if share is None else (share, share),
+                   expected="all ok" if want_ok else "all not ok")
 
 
 def _value(item, study, runs, errors) -> CheckResult:
     values = _column(runs, errors, item.column, item.method, study)
     match = [v for h, v in values.items() if math.isclose(h, item.h, rel_tol=1e-9)]
     observed = match[0] if match else math.nan
-    passed = not math.isnan(observed) and abs(observed - item.expected) <= item.tolerance
-    return CheckResult(_describe(item), f"{item.expected:g} +- {item.tolerance:g}", _fmt(observed), passed)
+    statistic = None if math.isnan(observed) else (observed, observed)
+    return _result(item, _describe(item), _fmt(observed), statistic,
+                   expected=f"{item.expected:g} +- {item.tolerance:g}")
+
+
+def _ratio(upper: float, lower: float) -> float:
+    """upper / lower, with a positive upper over a zero lower infinitely above any factor."""
+    if lower > 0:
+        return upper / lower
+    return math.inf if upper > 0 and lower == 0 else -math.inf
 
 
 def _less(item, study, runs, errors) -> CheckResult:
@@ -276,14 +349,15 @@ def _less(item, study, runs, errors) -> CheckResult:
     upper = _column(runs, errors, item.column, item.than, study)
     common = sorted(h for h in lower if h in upper and _in_range(h, item.h_range)
                     and not math.isnan(lower[h]) and not math.isnan(upper[h]))
-    violations = [h for h in common if not item.factor * lower[h] < upper[h]]
-    ratios = [upper[h] / lower[h] for h in common if lower[h] > 0]
-    observed = (f"ratio {min(ratios):.3g}..{max(ratios):.3g} over {len(common)} h" if ratios
-                else f"{len(common)} common h")
+    ratios = {h: _ratio(upper[h], lower[h]) for h in common}
+    if not ratios:
+        return _result(item, _describe(item), "no common h", None)
+    allowed = window(item)
+    violations = [h for h in common if not allowed.contains(ratios[h])]
+    observed = f"ratio {min(ratios.values()):.3g}..{max(ratios.values()):.3g} over {len(common)} h"
     if violations:
-        observed += f"; violated at h = {', '.join(f'{h:g}' for h in violations)}"
-    return CheckResult(_describe(item), f"ratio > {item.factor:g} at every h", observed,
-                       bool(common) and not violations)
+        observed += f"; outside at h = {', '.join(f'{h:g}' for h in violations)}"
+    return _result(item, _describe(item), observed, (min(ratios.values()), max(ratios.values())))
 
 
 def _bound(item, study, runs, errors) -> CheckResult:
@@ -293,21 +367,9 @@ def _bound(item, study, runs, errors) -> CheckResult:
         values += [v for h, v in _column(runs, errors, item.column, method, study).items()
                    if _in_range(h, item.h_range) and not math.isnan(v)]
     if not values:
-        return CheckResult(_describe(item), _bounds_text(item), "no values", False)
+        return _result(item, _describe(item), "no values", None)
     low, high = min(values), max(values)
-    return CheckResult(_describe(item), _bounds_text(item), f"{_fmt(low)}..{_fmt(high)} ({len(values)} runs)",
-                       _within_bounds(item, low, high))
-
-
-def _bounds_text(item) -> str:
-    """">= min and <= max" of an expectation with optional ``min`` and ``max``."""
-    return " and ".join(part for part in (f">= {item.min:g}" if item.min is not None else "",
-                                          f"<= {item.max:g}" if item.max is not None else "") if part)
-
-
-def _within_bounds(item, low: float, high: float) -> bool:
-    """low >= item.min and high <= item.max, each where given."""
-    return (item.max is None or high <= item.max) and (item.min is None or low >= item.min)
+    return _result(item, _describe(item), f"{_fmt(low)}..{_fmt(high)} ({len(values)} runs)", (low, high))
 
 
 EXTRAPOLATION_DECADES = 1.0
@@ -348,13 +410,12 @@ def _log_line(e0: float, c0: float, e1: float, c1: float, target: float) -> floa
 
 
 def _cost_ratio(item, study, runs, errors) -> CheckResult:
-    expected = _bounds_text(item)
     costs = [{h: c for h, c in _column(runs, errors, item.column, m, study).items() if _in_range(h, item.h_range)}
              for m in (item.method, item.than)]
     if item.at_error is None:
         common = sorted(h for h in costs[0] if h in costs[1] and costs[0][h] > 0 and costs[1][h] > 0)
         if not common:
-            return CheckResult(_describe(item), expected, "no common h with both runs ok", False)
+            return _result(item, _describe(item), "no common h with both runs ok", None)
         logs = [math.log(costs[0][h] / costs[1][h]) for h in common]
         ratio = math.exp(sum(logs) / len(logs))
         observed = (f"{ratio:.3g} (per h {math.exp(min(logs)):.3g}..{math.exp(max(logs)):.3g}, "
@@ -370,10 +431,10 @@ def _cost_ratio(item, study, runs, errors) -> CheckResult:
         (numerator, note), (denominator, note_than) = readings
         notes = [f"{m}: {r}" for m, r in ((item.method, note), (item.than, note_than)) if r]
         if math.isnan(numerator) or math.isnan(denominator):
-            return CheckResult(_describe(item), expected, "; ".join(notes), False)
+            return _result(item, _describe(item), "; ".join(notes), None)
         ratio = numerator / denominator
         observed = f"{ratio:.3g} ({_fmt(numerator)} / {_fmt(denominator)})" + "".join(f"; {n}" for n in notes)
-    return CheckResult(_describe(item), expected, observed, _within_bounds(item, ratio, ratio))
+    return _result(item, _describe(item), observed, (ratio, ratio))
 
 
 def parameter_fit(parameters, values, powers) -> tuple[np.ndarray, float]:
@@ -400,19 +461,18 @@ def _parameter_fit(item, study, runs, errors) -> CheckResult:
                  if math.isclose(h, item.h, rel_tol=1e-9) and not math.isnan(v)]
         if match:
             points.append((parameter, match[0]))
-    bounds = [text for text in (f"residual <= {item.max_residual:g}" if item.max_residual else "",
-                                f"residual >= {item.min_residual:g}" if item.min_residual else "") if text]
+    bounds = [f"residual {window(item).text}"]
     bounds += [f"c{k} in [{low:g}, {high:g}]" for k, (low, high) in sorted(item.coefficients.items())]
     expected = " and ".join(bounds)
     if len(points) <= len(item.powers):
-        return CheckResult(description, expected, f"{len(points)} methods ran ok at h = {item.h:g}", False)
+        return _result(item, description, f"{len(points)} methods ran ok at h = {item.h:g}", None,
+                       expected=expected)
     coefficients, residual = parameter_fit(*zip(*points), item.powers)
     fitted = dict(zip(item.powers, (float(c) for c in coefficients)))
-    passed = ((item.max_residual is None or residual <= item.max_residual)
-              and (item.min_residual is None or residual >= item.min_residual)
-              and all(low <= fitted[k] <= high for k, (low, high) in item.coefficients.items()))
+    within = all(low <= fitted[k] <= high for k, (low, high) in item.coefficients.items())
     terms = ", ".join(f"c{k} = {c:.3g}" for k, c in fitted.items())
-    return CheckResult(description, expected, f"{terms}; residual {residual:.2g} ({len(points)} methods)", passed)
+    return _result(item, description, f"{terms}; residual {residual:.2g} ({len(points)} methods)",
+                   (residual, residual), within, expected)
 
 
 _EVALUATORS = {"order": _order, "fails": _status, "succeeds": _status, "value": _value, "less": _less,

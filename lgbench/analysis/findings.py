@@ -1,11 +1,21 @@
-"""What a study shows of a paper (``findings:`` in a study file), and whether it still holds.
+"""What a study shows of a paper (``findings:`` in a study file), graded from its claims.
 
 A finding is one row of the "At a glance" tables of docs/REPRODUCTION.md: a published figure or table,
-lgbench's counterpart and a verdict. It cites the study's expectations that back the verdict by their
-``id``; the verdict holds only while every cited expectation that was evaluated passes, so a
-regression turns it into ``regressed`` instead of leaving a stale "reproduced". The same data
-writes the tables of docs/REPRODUCTION.md (``lgbench findings``) and the front page of a reproduction
-(``results/index.html``).
+lgbench's counterpart, and the paper's claims about it (``lgbench.analysis.claims``), each quoted with
+its precision and the expectations that test it. Its verdict is computed from how the claims come out
+in a set of results (``grade``), never written by hand:
+
+- *reproduced*: every claim holds: each published number within its precision, each stated ranking,
+  slope, shape or failure comes out;
+- *trend*: every stated finding that lgbench tests comes out, but a published number misses its
+  precision, or a stated finding is not tested;
+- *differs*: a stated finding does not come out;
+- *drawn*: lgbench computes and draws it, but nothing published can be compared (the published curve
+  is lost from the text copy and the paper states nothing about it that lgbench tests);
+- *not reproduced*: lgbench does not compute it.
+
+The results are those of a result folder (``lgbench check``, the front page of ``lgbench reproduce``) or
+the record of the last full reproduction (``docs/evidence.json``, for docs/REPRODUCTION.md).
 """
 from __future__ import annotations
 
@@ -14,18 +24,20 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 
-from lgbench.analysis.expectations import ID_PATTERN, CheckResult
+from lgbench.analysis.claims import Claim, ClaimKind, ClaimState, claim_state
+from lgbench.analysis.expectations import CheckResult
 
 
 class Verdict(str, Enum):
     """The verdicts of docs/REPRODUCTION.md, "At a glance"."""
 
-    REPRODUCED = "reproduced"          # agrees with every published number and stated finding it covers
-    TREND = "trend"                    # ranking, slope or shape agrees; a number differs or a curve is lost
-    DIFFERS = "differs"                # computed, and a published number or finding does not come out
-    NOT_REPRODUCED = "not-reproduced"  # not computed, drawn or compared
+    REPRODUCED = "reproduced"
+    TREND = "trend"
+    DIFFERS = "differs"
+    DRAWN = "drawn"
+    NOT_REPRODUCED = "not-reproduced"
 
     @property
     def text(self) -> str:
@@ -33,95 +45,105 @@ class Verdict(str, Enum):
 
 
 VERDICT_TEXT = {Verdict.REPRODUCED: "reproduced", Verdict.TREND: "reproduced (trend)",
-                Verdict.DIFFERS: "differs", Verdict.NOT_REPRODUCED: "not reproduced"}
-
-
-class State(str, Enum):
-    """Whether a finding's verdict holds in a result folder."""
-
-    HOLDS = "holds"            # every cited expectation evaluated there passes
-    REGRESSED = "regressed"    # a cited expectation fails
-    UNCHECKED = "unchecked"    # none of the cited expectations was evaluated (e.g. a profile without them)
-    NONE = "none"              # the finding cites nothing (not reproduced)
+                Verdict.DIFFERS: "differs", Verdict.DRAWN: "drawn (nothing published to compare)",
+                Verdict.NOT_REPRODUCED: "not reproduced"}
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-ExpectationId = Annotated[str, Field(pattern=ID_PATTERN, max_length=60)]
-
-
 class Finding(_Strict):
-    """One published figure or table and what the study shows of it."""
+    """One published figure or table, what the study shows of it, and the paper's claims about it."""
 
     paper: Annotated[str, Field(pattern=r"^\d{3}$")]     # as in ../shared/papers/README.md, e.g. "000"
     item: Annotated[str, Field(min_length=1, max_length=80)]   # "Fig. 3 left", "Table 4, RV column"
     shows: Annotated[str, Field(min_length=1)]           # what the paper's item shows
     counterpart: str = ""                                # lgbench's figure file or report table
     figures: list[Annotated[str, Field(pattern=r"^[^/\\]+\.png$")]] = []   # in RESULTS/figures
-    verdict: Verdict
-    summary: Annotated[str, Field(min_length=1)]         # the numbers behind the verdict
-    evidence: list[ExpectationId] = []                   # ids of the expectations that back it
+    computed: bool = True                                # False: lgbench does not compute it
+    summary: Annotated[str, Field(min_length=1)]         # lgbench's side in words
+    claims: list[Claim] = []
     section: Annotated[str, Field(pattern=r"^[a-z0-9]*$")] = ""   # link key of the detailed section
 
-    @model_validator(mode="after")
-    def _backed(self):
-        if self.verdict != Verdict.NOT_REPRODUCED and not self.evidence:
-            raise ValueError(f"a '{self.verdict.value}' finding cites the expectations that back it "
-                             "(evidence: [id, ...])")
-        if self.verdict == Verdict.NOT_REPRODUCED and self.evidence:
-            raise ValueError("a 'not-reproduced' finding has no evidence; give it a verdict")
-        return self
+    @property
+    def evidence(self) -> list[str]:
+        """The ids of every expectation its claims cite, in order, once each."""
+        return list(dict.fromkeys(key for claim in self.claims for key in claim.expectations))
 
 
 @dataclass(frozen=True)
 class Assessment:
-    """A finding of a study and the check results of the expectations it cites in one result folder."""
+    """A finding of a study with the check results of its cited expectations in one set of results
+    (None: the finding was not checked against any results)."""
 
     study: str
     finding: Finding
-    results: tuple[CheckResult, ...] = ()   # the cited expectations evaluated, in the order cited
+    results: dict[str, CheckResult] | None = None
+
+    @property
+    def claim_states(self) -> list[ClaimState]:
+        return [claim_state(claim, self.results or {}) for claim in self.finding.claims]
+
+    @property
+    def verdict(self) -> Verdict | None:
+        """The computed verdict; None where a claim's expectations were not evaluated."""
+        return grade(self.finding, self.claim_states)
+
+    @property
+    def verdict_text(self) -> str:
+        verdict = self.verdict
+        return "not checked here" if verdict is None else verdict.text
 
     @property
     def failed(self) -> tuple[str, ...]:
         """The ids of the cited expectations that fail."""
-        return tuple(result.id for result in self.results if not result.passed)
+        return tuple(key for key in self.finding.evidence
+                     if self.results and key in self.results and not self.results[key].passed)
 
-    @property
-    def checked(self) -> int:
-        """How many of the cited expectations were evaluated."""
-        return len(self.results)
 
-    @property
-    def state(self) -> State:
-        if not self.finding.evidence:
-            return State.NONE
-        return State.REGRESSED if self.failed else State.HOLDS if self.results else State.UNCHECKED
-
-    @property
-    def verdict_text(self) -> str:
-        """The claimed verdict, or what became of it."""
-        if self.state == State.REGRESSED:
-            return f"regressed (was {self.finding.verdict.text}): {', '.join(self.failed)} failed"
-        if self.state == State.UNCHECKED:
-            return f"{self.finding.verdict.text} (not checked here)"
-        return self.finding.verdict.text
+def grade(finding: Finding, states: list[ClaimState]) -> Verdict | None:
+    """The verdict of ``finding`` from the states of its claims (in order); None if one is unchecked."""
+    if not finding.computed:
+        return Verdict.NOT_REPRODUCED
+    kinds = [claim.kind for claim in finding.claims]
+    if any(state == ClaimState.FAILS and kind == ClaimKind.FINDING for state, kind in zip(states, kinds)):
+        return Verdict.DIFFERS
+    if ClaimState.UNCHECKED in states:
+        return None
+    if not any(state in (ClaimState.HOLDS, ClaimState.FAILS) for state in states):
+        return Verdict.DRAWN
+    return Verdict.REPRODUCED if all(state == ClaimState.HOLDS for state in states) else Verdict.TREND
 
 
 def assess(study: str, findings: list[Finding], results: list[CheckResult] | None) -> list[Assessment]:
-    """Every finding with the check ``results`` of the expectations it cites (None: not checked, e.g. the
-    documentation written from the study files alone)."""
-    outcome = {result.id: result for result in results or [] if result.id is not None}
-    return [Assessment(study, finding, tuple(outcome[key] for key in finding.evidence if key in outcome))
-            for finding in findings]
+    """Every finding with the check ``results`` of the expectations it cites (None: not checked)."""
+    by_id = None if results is None else {result.id: result for result in results if result.id is not None}
+    return [Assessment(study, finding, by_id) for finding in findings]
 
 
-def missing_evidence(findings: list[Finding], expectation_ids: list[str | None]) -> list[tuple[int, str]]:
-    """(finding index, id) of every cited id that is no expectation of the study."""
+def claim_tests(study) -> set[str]:
+    """The ids of the expectations that test the paper's claims in ``study`` checked on its full grid: their
+    outcome grades a finding (a claim that does not come out is a result, not a regression). In a profile
+    (``study.profile`` set) every expectation is a regression check."""
+    if getattr(study, "profile", None) is not None:
+        return set()
+    return {key for finding in study.findings for key in finding.evidence}
+
+
+def check_verdict(result: CheckResult, tests: set[str]) -> str:
+    """The verdict word of a check result: a claim's test holds or is not met; any other passes ("ok")
+    or is a regression."""
+    if result.id in tests:
+        return "claim holds" if result.passed else "claim not met"
+    return "ok" if result.passed else "REGRESSION"
+
+
+def missing_evidence(findings: list[Finding], expectation_ids: list[str | None]) -> list[tuple[int, int, str]]:
+    """(finding index, claim index, id) of every cited id that is no expectation of the study."""
     known = set(expectation_ids)
-    return [(index, key) for index, finding in enumerate(findings) for key in finding.evidence
-            if key not in known]
+    return [(index, number, key) for index, finding in enumerate(findings)
+            for number, claim in enumerate(finding.claims) for key in claim.expectations if key not in known]
 
 
 _ITEM_KINDS = {"eq": 0, "eqs": 0, "fig": 1, "figs": 1, "table": 1, "tables": 1}
@@ -137,9 +159,10 @@ def item_order(item: str) -> tuple:
     return kind, number, table_last, item
 
 
-def verdict_counts(assessments: list[Assessment]) -> dict[Verdict, int]:
-    """How many findings claim each verdict."""
-    counts = {verdict: 0 for verdict in Verdict}
+def verdict_counts(assessments: list[Assessment]) -> dict[Verdict | None, int]:
+    """How many findings have each verdict (None: not checked)."""
+    counts: dict[Verdict | None, int] = {verdict: 0 for verdict in Verdict}
     for item in assessments:
-        counts[item.finding.verdict] += 1
+        verdict = item.verdict
+        counts[verdict] = counts.get(verdict, 0) + 1
     return counts

@@ -63,6 +63,14 @@ def step_control_statistics(stats, steps: int) -> dict:
 
 
 @njit(inline="always")
+def next_step_size(control, step: float, err: float, h_max: float) -> float:
+    """The step after a trial step ``step`` with scaled error ``err`` (paper 000 eqs. B19-B21):
+    h_opt = step (1/err)^(1/(p+1)), then f_sfty h_opt, at least h_min, at most f_maxInc step and h_max."""
+    h_opt = step * (1.0 / err) ** control.exponent if err > 0.0 else control.max_increase * step
+    return min(min(h_max, step * control.max_increase), max(control.h_min, control.safety * h_opt))
+
+
+@njit(inline="always")
 def run_adaptive_steps(trial, accept, problem, state, observed, samples, control, stats, t0, t_end, stop):
     """Step-controlled steps of ``trial`` / ``accept`` from t0 to t_end, in place.
 
@@ -102,8 +110,7 @@ def run_adaptive_steps(trial, accept, problem, state, observed, samples, control
             status, err = OK, np.inf
         if math.isnan(err):
             err = np.inf
-        h_opt = step * (1.0 / err) ** control.exponent if err > 0.0 else control.max_increase * step
-        h_new = min(min(h_max, step * control.max_increase), max(control.h_min, control.safety * h_opt))
+        h_new = next_step_size(control, step, err, h_max)
         if err <= 1.0 or step <= control.h_min * (1.0 + 1e-12):
             status = accept(problem, state, t, step)
             if status != OK:

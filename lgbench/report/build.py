@@ -11,7 +11,8 @@ from lgbench.analysis.kinds import NEWTON_COLUMN, implicit_runs
 from lgbench.analysis.published import FAILED, MethodValues, published_cell
 from lgbench.report.accuracy_bands import EXPLANATION, band_table
 from lgbench.report.document import Document, Figure, Heading, Paragraph, Table
-from lgbench.report.findings import counts_text, front_page_table, state_counts
+from lgbench.analysis.findings import check_verdict, claim_tests
+from lgbench.report.findings import claim_counts, counts_text, front_page_table
 from lgbench.report.results import ResultFolder
 
 MISSING = "–"
@@ -184,8 +185,9 @@ def _findings(document: Document, results: ResultFolder) -> None:
     if not assessed:
         return
     document.add(Heading("Findings"),
-                 Paragraph(f"What this study shows of the papers: {counts_text(assessed)}. Cited expectations "
-                           f"here: {state_counts(assessed)}."),
+                 Paragraph(f"What this study shows of the papers, each verdict computed from the paper's claims "
+                           f"and the expectations that test them here: {counts_text(assessed)}; "
+                           f"{claim_counts(assessed)}."),
                  front_page_table(assessed, {results.name: results.path}))
 
 
@@ -197,11 +199,16 @@ def _expectations(document: Document, results: ResultFolder) -> None:
     if not verdicts:
         document.add(Paragraph("The study states no expectations."))
         return
-    passed = sum(result.passed for result in verdicts)
-    document.add(Paragraph(f"{passed} of {len(verdicts)} passed (lgbench check)."),
+    tests = claim_tests(results.study)
+    guards = [result for result in verdicts if result.id not in tests]
+    claims = len(verdicts) - len(guards)
+    of_claims = (f"; {sum(r.passed for r in verdicts if r.id in tests)} of the {claims} tests of the papers' "
+                 "claims hold" if claims else "")
+    document.add(Paragraph(f"{sum(r.passed for r in guards)} of {len(guards)} regression checks passed (lgbench "
+                           f"check){of_claims}."),
                  Table(["expectation", "expected", "observed", "verdict"],
                        [[f"{r.id}: {r.expectation}" if r.id else r.expectation, r.expected, r.observed,
-                         "ok" if r.passed else "REGRESSION"]
+                         check_verdict(r, tests)]
                         for r in verdicts]))
 
 

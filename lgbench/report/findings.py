@@ -13,15 +13,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from lgbench.analysis.findings import Assessment, State, Verdict, item_order, verdict_counts
+from lgbench.analysis.claims import ClaimState, observed_text
+from lgbench.analysis.findings import Assessment, Verdict, item_order, verdict_counts
 from lgbench.report.document import Image, Link, Marked, Table, Tone
 
 STUDIES_KEY = "studies"
 """The marker key of the table of studies."""
 OPEN_KEY = "open"
 """The marker key of the table of findings that differ or are not reproduced."""
+CLAIMS_KEY = "claims"
+"""The marker key of the table of every claim: quote, precision, observed value, outcome."""
+COUNTS_KEY = "counts"
+"""The marker key of the verdicts counted by paper (the README's)."""
 
-_TONE = {State.HOLDS: Tone.GOOD, State.NONE: Tone.WARN, State.UNCHECKED: Tone.WARN, State.REGRESSED: Tone.BAD}
+_TONE = {Verdict.REPRODUCED: Tone.GOOD, Verdict.TREND: Tone.WARN, Verdict.DRAWN: Tone.WARN,
+         Verdict.DIFFERS: Tone.BAD, Verdict.NOT_REPRODUCED: Tone.WARN, None: Tone.WARN}
 
 
 @dataclass(frozen=True)
@@ -42,15 +48,26 @@ def by_paper(assessments: Sequence[Assessment]) -> dict[str, list[Assessment]]:
     return papers
 
 
+def claims_text(item: Assessment) -> str:
+    """``2 of 3 claims hold; 1 not met`` for a finding."""
+    states = item.claim_states
+    if not states:
+        return "no published claim to test"
+    words = {ClaimState.HOLDS: "hold", ClaimState.FAILS: "not met", ClaimState.UNTESTED: "not tested",
+             ClaimState.UNCHECKED: "not checked"}
+    parts = [f"{states.count(state)} {words[state]}" for state in ClaimState if states.count(state)]
+    return f"{len(states)} claim{'s' if len(states) > 1 else ''}: {', '.join(parts)}"
+
+
 def _verdict_cell(item: Assessment) -> str:
-    """``**verdict**: summary ([section])`` as docs/REPRODUCTION.md writes it."""
+    """``**verdict**: summary (claims) ([section])`` as docs/REPRODUCTION.md writes it."""
     finding = item.finding
     section = f" ([{finding.section}])" if finding.section else ""
-    return f"**{finding.verdict.text}**: {finding.summary}{section}"
+    return f"**{item.verdict_text}**: {finding.summary} ({claims_text(item)}){section}"
 
 
 def document_table(items: list[Assessment]) -> Table:
-    """One paper's "At a glance" table for docs/REPRODUCTION.md (the claimed verdicts)."""
+    """One paper's "At a glance" table for docs/REPRODUCTION.md (the computed verdicts)."""
     rows = [[a.finding.item, a.finding.shows, a.finding.counterpart or "none", _verdict_cell(a)] for a in items]
     return Table(["figure/table", "what it shows", "lgbench (study -> figure file or report table)", "verdict"],
                  rows, text=True)
@@ -60,23 +77,63 @@ def open_table(assessments: Sequence[Assessment]) -> Table:
     """The findings whose verdict is "differs" or "not reproduced", by paper, with their numbers."""
     rows = [[a.finding.paper, a.finding.item, a.study, _verdict_cell(a)]
             for items in by_paper(assessments).values() for a in items
-            if a.finding.verdict in (Verdict.DIFFERS, Verdict.NOT_REPRODUCED)]
+            if a.verdict in (Verdict.DIFFERS, Verdict.NOT_REPRODUCED)]
     return Table(["paper", "figure/table", "study", "verdict"], rows, text=True)
+
+
+def claims_table(assessments: Sequence[Assessment]) -> Table:
+    """Every claim of every finding: where, the quote, its kind and precision, the expectations that test
+    it with their windows and observed values, and the outcome."""
+    rows = []
+    for items in by_paper(assessments).values():
+        for item in items:
+            for claim, state in zip(item.finding.claims, item.claim_states):
+                tests = ", ".join(f"`{key}`" for key in claim.expectations) or "none"
+                observed = observed_text(claim, item.results or {}) or "–"
+                rows.append([f"{item.finding.paper} {item.finding.item}", claim.source, f"\"{claim.quote}\"",
+                             claim.kind.value, claim.precision_text, tests, observed, state.value])
+    return Table(["finding", "where", "the paper says", "kind", "precision", "tested by", "observed",
+                  "outcome"], rows, text=True)
 
 
 def document_tables(studies: list[StudyEntry], assessments: Sequence[Assessment]) -> dict[str, Table]:
     """Every generated table of docs/REPRODUCTION.md by marker key: one per paper, the studies, the
-    findings that differ or are not reproduced."""
+    findings that differ or are not reproduced, and every claim."""
     tables = {paper: document_table(items) for paper, items in by_paper(assessments).items()}
     tables[STUDIES_KEY] = studies_table(studies, assessments)
     tables[OPEN_KEY] = open_table(assessments)
+    tables[CLAIMS_KEY] = claims_table(assessments)
+    tables[COUNTS_KEY] = counts_table(assessments)
     return tables
 
 
+def counts_table(assessments: Sequence[Assessment]) -> Table:
+    """The computed verdicts counted by paper, and their claims."""
+    verdicts = list(Verdict)
+    rows = []
+    for paper, items in [*by_paper(assessments).items(), ("all", list(assessments))]:
+        counts = verdict_counts(items)
+        states = [state for item in items for state in item.claim_states]
+        rows.append([paper, *(str(counts[verdict]) for verdict in verdicts), str(counts.get(None, 0)),
+                     f"{states.count(ClaimState.HOLDS)} of {len(states)}"])
+    return Table(["paper", *(verdict.text for verdict in verdicts), "not checked", "claims that hold"], rows,
+                 text=True)
+
+
+def claim_counts(assessments: Sequence[Assessment]) -> str:
+    """``120 claims: 80 hold, 30 not met, 10 not tested``: how the claims of a set of findings came out."""
+    states = [state for item in assessments for state in item.claim_states]
+    words = {ClaimState.HOLDS: "hold", ClaimState.FAILS: "not met", ClaimState.UNTESTED: "not tested",
+             ClaimState.UNCHECKED: "not checked"}
+    parts = [f"{states.count(state)} {words[state]}" for state in ClaimState if states.count(state)]
+    return f"{len(states)} claims: {', '.join(parts)}" if states else "no claims"
+
+
 def counts_text(items: Sequence[Assessment]) -> str:
-    """``3 reproduced, 1 reproduced (trend)``: the verdicts a set of findings claim."""
+    """``3 reproduced, 1 reproduced (trend)``: the computed verdicts of a set of findings."""
     counts = verdict_counts(list(items))
-    return ", ".join(f"{count} {verdict.text}" for verdict, count in counts.items() if count)
+    return ", ".join(f"{count} {'not checked' if verdict is None else verdict.text}"
+                     for verdict, count in counts.items() if count)
 
 
 def studies_table(studies: list[StudyEntry], assessments: Sequence[Assessment]) -> Table:
@@ -91,27 +148,20 @@ def studies_table(studies: list[StudyEntry], assessments: Sequence[Assessment]) 
 
 def front_page_table(items: list[Assessment], folders: dict[str, Path]) -> Table:
     """One paper's findings as they stand in the result folders (study name -> folder): the verdict
-    of a finding whose cited expectation fails is shown as regressed, and beside the numbers the
-    study file states are the cited expectations' values observed in these results."""
+    computed from the claims' expectations in these results, and the values they observed."""
     rows = []
     for item in items:
         folder = folders[item.study]
         figures = [name for name in item.finding.figures if (folder / "figures" / name).exists()]
         figure = Image(folder / "figures" / figures[0], figures[0]) if figures else "–"
-        observed = "; ".join(f"{result.id}: {result.observed}" + ("" if result.passed else " (FAILED)")
-                             for result in item.results) or "–"
+        observed = "; ".join(f"{key}: {item.results[key].observed}"
+                             + ("" if item.results[key].passed else " (not met)")
+                             for key in item.finding.evidence if item.results and key in item.results) or "–"
         rows.append([item.finding.item, item.finding.shows, Link(item.study, folder / "report"), figure,
-                     Marked(item.verdict_text, _TONE[item.state]), item.finding.summary, observed])
-    return Table(["figure/table", "what it shows", "study", "figure", "verdict", "numbers (study file)",
-                  "observed here (cited expectations)"], rows, text=True)
-
-
-def state_counts(assessments: Sequence[Assessment]) -> str:
-    """``68 hold, 2 not checked, 1 regressed``: how the cited expectations came out."""
-    counts = {state: sum(a.state == state for a in assessments) for state in State}
-    words = {State.HOLDS: "hold", State.REGRESSED: "regressed", State.UNCHECKED: "not checked here",
-             State.NONE: "not reproduced (nothing to check)"}
-    return ", ".join(f"{counts[state]} {words[state]}" for state in State if counts[state])
+                     Marked(item.verdict_text, _TONE[item.verdict]), claims_text(item), item.finding.summary,
+                     observed])
+    return Table(["figure/table", "what it shows", "study", "figure", "verdict", "claims", "lgbench (study file)",
+                  "observed here (the claims' expectations)"], rows, text=True)
 
 
 MARKER = re.compile(r"^<!-- findings (\w+)[^>]*-->\n(.*?)^<!-- end findings \1 -->$", re.M | re.S)

@@ -12,7 +12,7 @@ from lgbench.analysis.accuracy_bands import Band
 from lgbench.analysis.findings import Assessment
 from lgbench.report.accuracy_bands import EXPLANATION, band_table
 from lgbench.report.document import Document, Heading, Link, Paragraph, Table
-from lgbench.report.findings import by_paper, counts_text, front_page_table, state_counts
+from lgbench.report.findings import by_paper, claim_counts, counts_text, front_page_table
 from lgbench.report.results import ResultFolder
 
 
@@ -48,10 +48,10 @@ def index_document(summaries: list[ReportSummary], preamble: list[str] = ()) -> 
     if findings:
         folders = {item.name: item.report.parent for item in summaries}
         document.add(Heading("The papers at a glance"),
-                     Paragraph(f"{len(findings)} published figures and tables: {counts_text(findings)}. "
-                               f"Their cited expectations in these results: {state_counts(findings)}. "
-                               "A verdict holds while every expectation it cites passes; one that fails "
-                               "shows it as regressed."))
+                     Paragraph(f"{len(findings)} published figures and tables: {counts_text(findings)}; "
+                               f"{claim_counts(findings)}. Each verdict is computed from the paper's claims "
+                               "and the expectations that test them in these results (docs/REPRODUCTION.md, "
+                               "the grading rule)."))
         for paper, items in by_paper(findings).items():
             document.add(Heading(f"Paper {paper}", 3), front_page_table(items, folders))
     banded = [item for item in summaries if item.accuracy_bands is not None]

@@ -64,11 +64,12 @@ class ResultFolder:
 
     @cached_property
     def findings(self) -> list[Assessment]:
-        """The study's findings, each with the check results of the expectations it cites (empty without
-        study.yaml)."""
+        """The study's findings, each with the check results of the expectations its claims cite (empty
+        without study.yaml; not checked in a profile, whose grid is not the paper's)."""
         if self.study is None:
             return []
-        return assess(self.name, self.study.findings, self.expectation_results)
+        graded = getattr(self.study, "profile", None) is None
+        return assess(self.name, self.study.findings, self.expectation_results if graded else None)
 
     @cached_property
     def accuracy_bands(self) -> tuple[str, list[Band]] | None:

@@ -13,6 +13,7 @@ from pydantic import (AfterValidator, BaseModel, ConfigDict, Discriminator, Fiel
                       field_validator, model_validator)
 
 from lgbench.analysis.accuracy_bands import AccuracyBandRequest, band_error
+from lgbench.analysis.claims import unable_to_test
 from lgbench.analysis.expectations import Expectation
 from lgbench.analysis.findings import Finding, missing_evidence
 from lgbench.analysis.published import Published, on_grid
@@ -300,6 +301,7 @@ class Study(_Strict):
     profiles: dict[str, dict[str, Any]] = {}
     published: Published | None = None
     findings: list[Finding] = []
+    profile: Annotated[str, Field(pattern=NAME_PATTERN, max_length=100)] | None = None   # set by load_study
     tableaus: list[TableauEntry] = []
     accuracy_bands: AccuracyBandRequest | None = None
 
@@ -486,7 +488,7 @@ def _apply_profile(data: dict[str, Any], profile: str, file: str) -> dict[str, A
     override = profiles[profile]
     if not isinstance(override, dict):
         raise InputError("a profile is a mapping of fields to replace", file=file, field=f"profiles.{profile}")
-    fixed = ("name", "model", "profiles", "findings")      # findings belong to the study as written
+    fixed = ("name", "model", "profiles", "findings", "profile")   # findings belong to the study as written
     for key in override:
         if key in fixed or key not in Study.model_fields:
             raise InputError(f"'{key}' cannot be set by a profile", file=file, field=f"profiles.{profile}.{key}",
@@ -494,6 +496,7 @@ def _apply_profile(data: dict[str, Any], profile: str, file: str) -> dict[str, A
     merged = {key: value for key, value in data.items() if key != "profiles"}
     merged.update(override)
     merged["name"] = f"{data.get('name')}-{profile}"
+    merged["profile"] = profile
     return merged
 
 
@@ -509,7 +512,7 @@ _PATTERN_MEANING = {
                            "letters, digits, '_', '.', '+', starting with a letter"),
     ("expectations", "id"): ("expectation id", "lower-case letters, digits, '_', '.', '-'"),
     ("findings", "paper"): ("paper number", "three digits, as in ../shared/papers/README.md: 000 ... 004"),
-    ("findings", "evidence"): ("expectation id", "lower-case letters, digits, '_', '.', '-'"),
+    ("findings", "expectations"): ("expectation id", "lower-case letters, digits, '_', '.', '-'"),
     ("findings", "figures"): ("figure file name", "a PNG file name of RESULTS/figures, without folders"),
     ("findings", "section"): ("section key", "lower-case letters and digits, e.g. free, p002"),
     None: ("value", "see docs/studies.md for the field's form"),
@@ -764,13 +767,24 @@ def _check_expectation_ids(study: Study, file: str) -> None:
 
 
 def _check_findings(study: Study, file: str) -> None:
-    """A finding cites expectations of the study as written (a profile may check fewer of them)."""
+    """A claim cites expectations of the study as written (a profile may check fewer of them), each able
+    to fail when the claim fails: its window inside the claim's precision."""
     ids = [item.id for item in study.expectations if item.id is not None]
     missing = missing_evidence(study.findings, ids)
     if missing:
-        index, key = missing[0]
+        index, number, key = missing[0]
         raise InputError(f"'{key}' is the id of no expectation of this study", file=file,
-                         field=f"findings[{index}].evidence", allowed=ids or "ids given to expectations (id: ...)")
+                         field=f"findings[{index}].claims[{number}].expectations",
+                         allowed=ids or "ids given to expectations (id: ...)")
+    by_id = {item.id: item for item in study.expectations if item.id is not None}
+    for index, finding in enumerate(study.findings):
+        for number, claim in enumerate(finding.claims):
+            for key in claim.expectations:
+                why = unable_to_test(by_id[key], claim)
+                if why:
+                    raise InputError(f"expectation '{key}' cannot test this claim: {why}", file=file,
+                                     field=f"findings[{index}].claims[{number}].expectations",
+                                     allowed="expectations whose window lies inside the claim's precision")
 
 
 def _check_published(study: Study, file: str) -> None:

@@ -1,0 +1,71 @@
+"""Intervals of an observed statistic: an expectation's window (the values it passes) and a claim's
+precision (the values that agree with the paper).
+
+An expectation can test a claim only if its window lies inside the claim's precision: then every value
+the claim rejects, the expectation rejects too (``Interval.inside``). ``just_outside`` gives the values
+a mutation test moves an observation to.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+MUTATION_STEP = 1e-6
+"""How far beyond a finite end ``just_outside`` steps, relative to the end (absolute at 0)."""
+
+
+@dataclass(frozen=True)
+class Interval:
+    """The real numbers between ``low`` and ``high`` (infinite ends allowed), each end open or closed."""
+
+    low: float = -math.inf
+    high: float = math.inf
+    low_open: bool = False
+    high_open: bool = False
+
+    def __post_init__(self):
+        if math.isnan(self.low) or math.isnan(self.high) or self.low > self.high:
+            raise ValueError(f"not an interval: [{self.low}, {self.high}]")
+
+    def contains(self, value: float) -> bool:
+        """Whether ``value`` lies in the interval; NaN never does."""
+        if math.isnan(value):
+            return False
+        above = value > self.low if self.low_open else value >= self.low
+        below = value < self.high if self.high_open else value <= self.high
+        return above and below
+
+    def inside(self, other: Interval) -> bool:
+        """Whether every value of this interval lies in ``other``."""
+        low_ok = (self.low > other.low or (self.low == other.low and (self.low_open or not other.low_open)))
+        high_ok = (self.high < other.high or (self.high == other.high and (self.high_open or not other.high_open)))
+        return low_ok and high_ok
+
+    def just_outside(self) -> list[float]:
+        """A value just beyond each finite end: the smallest moves an observation can make out of it."""
+        values = []
+        if math.isfinite(self.low):
+            values.append(self.low - _step(self.low) if not self.low_open else self.low)
+        if math.isfinite(self.high):
+            values.append(self.high + _step(self.high) if not self.high_open else self.high)
+        return values
+
+    @property
+    def text(self) -> str:
+        """``[1.7, 2.3]``, ``> 1``, ``<= 1e-10``, ``= 1``."""
+        if self.low == self.high:
+            return f"= {self.low:.4g}"
+        if math.isinf(self.low) and math.isinf(self.high):
+            return "any value"
+        if math.isinf(self.high):
+            return f"{'>' if self.low_open else '>='} {self.low:.4g}"
+        if math.isinf(self.low):
+            return f"{'<' if self.high_open else '<='} {self.high:.4g}"
+        return f"{'(' if self.low_open else '['}{self.low:.4g}, {self.high:.4g}{')' if self.high_open else ']'}"
+
+
+def _step(value: float) -> float:
+    return MUTATION_STEP * abs(value) if value != 0 else MUTATION_STEP
+
+
+EVERYTHING = Interval()

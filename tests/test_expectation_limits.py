@@ -1,0 +1,112 @@
+"""Every expectation kind passes just inside and fails just outside each of its limits, on a hand-made
+result (``test_check._fixture_frames``: RV's COM error 1e6 h^4, Rxyz's 1e9 h^4 with its run at h = 4e-4
+failed; Rxyz's Newton count 2.53 at h = 5e-5; constraint residuals 1e-12 ... 4e-12; Rxyz costs 3x RV's
+CPU time at every h). A planted bug in one comparison of ``lgbench.analysis.expectations`` fails here."""
+import math
+
+import pandas as pd
+import pytest
+from test_check import _fixture_frames, _fixture_study
+
+from lgbench.analysis.convergence import error_table
+from lgbench.analysis.expectations import check
+from lgbench.integrators.adaptive import ADAPTIVE_DEFAULTS
+from lgbench.integrators.adaptive_steps import next_step_size, step_control
+
+NEWTON = {"kind": "value", "method": "Rxyz-RK44", "column": "newton_per_step", "h": 5e-5}
+ACCURACY = {"kind": "less", "column": "error:com", "lower": "RV-RK44", "than": "Rxyz-RK44"}
+RESIDUAL = {"kind": "bound", "column": "max_constraint_residual"}
+MEAN_COST = {"kind": "cost_ratio", "method": "Rxyz-RK44", "than": "RV-RK44"}
+
+
+@pytest.mark.parametrize("expectation, passes", [
+    # order: the fitted slope of RV is 4
+    ({"kind": "order", "method": "RV-RK44", "expected": 4.29}, True),
+    ({"kind": "order", "method": "RV-RK44", "expected": 4.31}, False),          # below the window
+    ({"kind": "order", "method": "RV-RK44", "expected": 3.71}, True),
+    ({"kind": "order", "method": "RV-RK44", "expected": 3.69}, False),          # above the window
+    ({"kind": "order", "method": "RV-RK44", "expected": 4.29, "at_least": True}, True),
+    ({"kind": "order", "method": "RV-RK44", "expected": 4.31, "at_least": True}, False),
+    ({"kind": "order", "method": "RV-RK44", "expected": 2, "at_least": True}, True),   # no upper limit
+    # value: 2.53
+    ({**NEWTON, "expected": 2.52, "tolerance": 0.011}, True),
+    ({**NEWTON, "expected": 2.52, "tolerance": 0.009}, False),                  # above expected + tolerance
+    ({**NEWTON, "expected": 2.54, "tolerance": 0.011}, True),
+    ({**NEWTON, "expected": 2.54, "tolerance": 0.009}, False),                  # below expected - tolerance
+    # less: Rxyz's error is 1000 x RV's at every common h
+    ({**ACCURACY, "factor": 999}, True),
+    ({**ACCURACY, "factor": 1001}, False),
+    ({**ACCURACY, "max_factor": 1001}, True),
+    ({**ACCURACY, "max_factor": 999}, False),
+    # bound: 1e-12 ... 4e-12 over the ok runs
+    ({**RESIDUAL, "min": 1e-12}, True),
+    ({**RESIDUAL, "min": 1.1e-12}, False),                                       # the smallest is below min
+    ({**RESIDUAL, "max": 4e-12}, True),
+    ({**RESIDUAL, "max": 3.9e-12}, False),                                       # the largest is above max
+    ({**RESIDUAL, "min": 1e-12, "max": 4e-12}, True),
+    # cost_ratio: 3 at every h (geometric mean 3)
+    ({**MEAN_COST, "min": 2.99}, True),
+    ({**MEAN_COST, "min": 3.01}, False),
+    ({**MEAN_COST, "max": 3.01}, True),
+    ({**MEAN_COST, "max": 2.99}, False),
+    # fails / succeeds: Rxyz fails at 4e-4 only
+    ({"kind": "succeeds", "method": "Rxyz-RK44", "h_range": [5e-5, 2e-4]}, True),
+    ({"kind": "succeeds", "method": "Rxyz-RK44", "h_range": [5e-5, 4e-4]}, False),
+    ({"kind": "fails", "method": "Rxyz-RK44", "h_range": [4e-4, 4e-4]}, True),
+    ({"kind": "fails", "method": "Rxyz-RK44", "h_range": [2e-4, 4e-4]}, False),
+])
+def test_each_kind_passes_inside_and_fails_outside_each_limit(tmp_path, expectation, passes):
+    study = _fixture_study(tmp_path, [expectation])
+    runs, errors = _fixture_frames()
+    (result,) = check(study, runs, errors)
+    assert result.passed is passes, result
+
+
+def _with_error_of_the_failed_run(value: float):
+    """The fixture with an error row for Rxyz's failed run at h = 4e-4 (as a crashed run might leave)."""
+    runs, errors = _fixture_frames()
+    stray = {"run_id": "Rxyz-0.0004", "quantity": "com", "measure": "norm_at_t_end", "value": value}
+    return runs, pd.concat([errors, pd.DataFrame([stray])], ignore_index=True)
+
+
+def test_a_failed_run_has_no_error_in_the_error_table():
+    runs, errors = _with_error_of_the_failed_run(1.0)
+    table = error_table(runs, errors, "com", "norm_at_t_end")
+    assert math.isnan(table.loc[4e-4, "Rxyz-RK44"])
+    assert table.loc[2e-4, "Rxyz-RK44"] == pytest.approx(1e9 * 2e-4 ** 4)
+
+
+def test_a_failed_run_does_not_enter_the_order_fit(tmp_path):
+    """A stray error of 1.0 at the failed h would pull the fitted slope far from 4."""
+    study = _fixture_study(tmp_path, [{"kind": "order", "method": "Rxyz-RK44", "expected": 4, "tolerance": 0.05}])
+    (result,) = check(study, *_with_error_of_the_failed_run(1.0))
+    assert result.passed, result
+
+
+def test_a_failed_run_is_no_point_of_a_ranking(tmp_path):
+    """At the failed h a stray error below RV's would break the ranking if it counted."""
+    study = _fixture_study(tmp_path, [{**ACCURACY, "factor": 999}])
+    (result,) = check(study, *_with_error_of_the_failed_run(1e-30))
+    assert result.passed, result
+
+
+CONTROL = step_control(ADAPTIVE_DEFAULTS, 1e-2, 4)       # DOPRI5's embedded method: order 4
+
+
+def test_the_step_size_exponent_is_one_over_the_embedded_order_plus_one():
+    assert CONTROL.exponent == pytest.approx(1 / 5)
+
+
+@pytest.mark.parametrize("err, expected", [
+    (32.0, 0.9 * 1e-3 / 2),          # h_opt = step (1/32)^(1/5) = step / 2, times f_sfty (eq. B20)
+    (1 / 32, 0.9 * 2 * 1e-3),        # h_opt = 2 step
+    (1e-12, 2 * 1e-3),               # growth capped at f_maxInc step
+    (0.0, 0.9 * 2 * 1e-3),           # no error: h_opt = f_maxInc step
+    (1e80, 1e-12),                   # at least h_min
+])
+def test_the_controller_proposes_the_step_of_eqs_b19_to_b21(err, expected):
+    assert next_step_size.py_func(CONTROL, 1e-3, err, 1e-2) == pytest.approx(expected, rel=1e-12)
+
+
+def test_the_controller_never_proposes_more_than_h_max():
+    assert next_step_size.py_func(CONTROL, 8e-3, 1e-6, 1e-2) == pytest.approx(1e-2)
