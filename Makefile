@@ -10,7 +10,7 @@ export MPLBACKEND := Agg
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev,cluster]'
+	$(PY) -m pip install --quiet -e '.[dev,cluster,peer]'
 	touch $(STAMP)
 
 install: $(STAMP)

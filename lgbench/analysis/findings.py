@@ -64,6 +64,7 @@ class Finding(_Strict):
     computed: bool = True                                # False: lgbench does not compute it
     summary: Annotated[str, Field(min_length=1)]         # lgbench's side in words
     claims: list[Claim] = []
+    peer: str = ""                                       # what the paper's own code (Exudyn) gives, and how
     section: Annotated[str, Field(pattern=r"^[a-z0-9]*$")] = ""   # link key of the detailed section
 
     @property

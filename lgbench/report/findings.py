@@ -63,7 +63,8 @@ def _verdict_cell(item: Assessment) -> str:
     """``**verdict**: summary (claims) ([section])`` as docs/REPRODUCTION.md writes it."""
     finding = item.finding
     section = f" ([{finding.section}])" if finding.section else ""
-    return f"**{item.verdict_text}**: {finding.summary} ({claims_text(item)}){section}"
+    peer = f" The paper's code: {finding.peer}" if finding.peer else ""
+    return f"**{item.verdict_text}**: {finding.summary} ({claims_text(item)}).{peer}{section}"
 
 
 def document_table(items: list[Assessment]) -> Table:
