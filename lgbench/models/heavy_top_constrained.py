@@ -10,7 +10,9 @@ Parameter ``constraint_form``: "global" writes the joint as x - R X = 0 (paper 0
 X - R^T x = 0 (paper 002 eqs. 21c, 22c; with SE3 its B is constant on the constraint manifold).
 Both forms have the same solution q(t), v(t); lambda_x..z is always the multiplier of the global
 form, lambda_global = -R lambda_body, so outputs are comparable across formulations and forms
-(the reaction force on the top is -lambda_global). Outputs R11..R33 are the rotation matrix.
+(the reaction force on the top is -lambda_global), and lambda_body_x..z = -R^T lambda_global is the
+multiplier of the body form, the lambda of paper 002's figures and numbers. Outputs R11..R33 are the
+rotation matrix.
 """
 from __future__ import annotations
 
@@ -27,26 +29,31 @@ from lgbench.models.heavy_top import DEFAULTS, initial_rotation_state, top_outpu
 
 ROTATION = ("R11", "R12", "R13", "R21", "R22", "R23", "R31", "R32", "R33")
 BODY_VELOCITY = ("U_x", "U_y", "U_z")   # U = R^T x', SE(3)'s velocity coordinate (paper 002 Fig. 4 right)
+BODY_MULTIPLIER = ("lambda_body_x", "lambda_body_y", "lambda_body_z")   # paper 002 eqs. (21c), (22c)
 OUTPUTS = ("com_x", "com_y", "com_z", "vcom_x", "vcom_y", "vcom_z", "omega_x", "omega_y", "omega_z",
-           "energy", "angular_momentum_z", "lambda_x", "lambda_y", "lambda_z") + ROTATION + BODY_VELOCITY
+           "energy", "angular_momentum_z", "lambda_x", "lambda_y", "lambda_z") + ROTATION + BODY_VELOCITY \
+    + BODY_MULTIPLIER
+LAMBDA, ROTATION_START, BODY_VELOCITY_START, BODY_MULTIPLIER_START = 11, 14, 23, 26
 
 
 @kernel
 def heavy_top_constrained_outputs(sys, q, v, lam, t):
-    out = np.empty(26)
+    out = np.empty(29)
     top_outputs(sys, q, v, out)
     n = lam.shape[0]
     R, _ = body_pose(sys, 0, q)
     joint = sys.joint_int.shape[0] - 1
     if sys.joint_int[joint, J_TYPE] == BODY_FRAME_POINT:
-        out[11:14] = -mat3_vec(R, lam[n - 3:n])
+        out[LAMBDA:LAMBDA + 3] = -mat3_vec(R, lam[n - 3:n])
     else:
-        out[11:14] = lam[n - 3:n]
+        out[LAMBDA:LAMBDA + 3] = lam[n - 3:n]
     for r in range(3):
         for c in range(3):
-            out[14 + 3 * r + c] = R[r, c]
+            out[ROTATION_START + 3 * r + c] = R[r, c]
     for c in range(3):
-        out[23 + c] = R[0, c] * out[3] + R[1, c] * out[4] + R[2, c] * out[5]
+        out[BODY_VELOCITY_START + c] = R[0, c] * out[3] + R[1, c] * out[4] + R[2, c] * out[5]
+        out[BODY_MULTIPLIER_START + c] = -(R[0, c] * out[LAMBDA] + R[1, c] * out[LAMBDA + 1]
+                                           + R[2, c] * out[LAMBDA + 2])
     return out
 
 
@@ -79,7 +86,8 @@ MODEL = Model(
     outputs=list(OUTPUTS),
     output_groups={"com": ["com_x", "com_y", "com_z"], "vcom": ["vcom_x", "vcom_y", "vcom_z"],
                    "omega": ["omega_x", "omega_y", "omega_z"], "lambda": ["lambda_x", "lambda_y", "lambda_z"],
-                   "rotation": list(ROTATION), "body_velocity": list(BODY_VELOCITY),
+                   "lambda_body": list(BODY_MULTIPLIER), "rotation": list(ROTATION),
+                   "body_velocity": list(BODY_VELOCITY),
                    # paper 002 Figs. 6, 8, 11: q = (R, x), v = (Omega, x') in the same physical quantities
                    # for R3 x SO(3) and SE(3)
                    "q": ["com_x", "com_y", "com_z", *ROTATION],
