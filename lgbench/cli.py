@@ -133,8 +133,9 @@ def run(study_file: Annotated[Path, typer.Argument(metavar="STUDY.yaml", help="S
     from lgbench.store import ResultStore, read_frame, result_folder
 
     _check_limits(wall_limit, max_steps)
-    study = load_study(study_file, profile, max_steps)
     executor = executor or ("processes" if jobs > 1 else "serial")
+    _check_executor(executor, jobs, address, wall_limit)
+    study = load_study(study_file, profile, max_steps)
     out = result_folder(Path("results") / study.name if out is None else out)
     if not quiet:
         typer.echo(f"study {study.name}: {echo_text(study.description or study.model_name())}".rstrip())
@@ -174,6 +175,34 @@ def _check_limits(wall_limit: float | None, max_steps: int | None) -> None:
                          allowed="0 < seconds <= 1e7")
     if max_steps is not None and not 1 <= max_steps <= STEP_CEILING:
         raise InputError(f"must lie in [1, {STEP_CEILING:.0e}], got {max_steps}", field="--max-steps")
+
+
+MAX_JOBS = 256
+"""Most worker processes of ``--jobs`` (each is a Python process with the compiled engine loaded)."""
+
+
+def _check_executor(executor: str, jobs: int, address: str | None, wall_limit: float | None) -> None:
+    """--executor one of the executors, --jobs in [1, MAX_JOBS], and what the dask executor needs (its extra
+    installed, --address, no --wall-limit), before anything is computed."""
+    from importlib.util import find_spec
+
+    from lgbench.runner.executors import EXECUTORS
+
+    if executor not in EXECUTORS:
+        raise InputError(f"unknown executor '{echo_text(executor)}'", field="--executor", allowed=list(EXECUTORS))
+    if not 1 <= jobs <= MAX_JOBS:
+        raise InputError(f"must lie in [1, {MAX_JOBS}], got {jobs}", field="--jobs")
+    if executor != "dask":
+        return
+    if find_spec("distributed") is None:
+        raise InputError("the dask executor needs the optional extra: pip install 'lgbench[cluster]'",
+                         field="--executor", allowed=[e for e in EXECUTORS if e != "dask"])
+    if not address:
+        raise InputError("the dask executor needs --address tcp://HOST:PORT of a running scheduler",
+                         field="--address")
+    if wall_limit is not None:
+        raise InputError("the wall-time limit is enforced by the local executors only; use --max-steps with dask",
+                         field="--wall-limit")
 
 
 def _check_file_name(path: Path, option: str, allowed: str, folder_allowed: bool = False) -> None:

@@ -15,12 +15,21 @@ Each registry (``MODELS``, ``INTEGRATORS``, ``MEASURES``) is a ``Registry``: it 
 when it is first read, in every process (worker processes find the same installed entry points), so
 that a plugin may import lgbench's modules (and so the registries') while it is being loaded. A plugin that cannot be loaded,
 gives an object of the wrong kind or takes a built-in name is one InputError naming the package and the
-entry point. ``ORIGINS`` records where every plugin entry comes from (``lgbench list``).
+entry point; so is a plugin that raises anything while it is loaded, ``SystemExit`` and ``KeyboardInterrupt``
+included, and every later read of that registry raises it again. ``ORIGINS`` records where every plugin entry
+comes from (``lgbench list``), ``PLUGINS`` the package and code behind it (``Plugin.identity``: part of the
+run ids and reference-cache keys of the runs that use it).
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+import hashlib
+import importlib.util
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import lru_cache
 from importlib.metadata import entry_points
+from pathlib import Path
 from typing import Any
 
 from lgbench.exceptions import InputError
@@ -28,6 +37,57 @@ from lgbench.exceptions import InputError
 BUILT_IN = "lgbench"
 ORIGINS: dict[tuple[str, str], str] = {}
 """(group, registry name) -> "plugin DISTRIBUTION VERSION (entry point NAME = MODULE:OBJECT)"."""
+CACHE_SUFFIXES = (".pyc", ".pyo", ".nbi", ".nbc")
+"""Files a package's code leaves next to itself when it runs (Python's and numba's caches), not code."""
+
+
+@dataclass(frozen=True)
+class Plugin:
+    """The installed package behind a plugin entry and the module its entry point names."""
+
+    package: str | None
+    version: str | None
+    module: str
+
+    def identity(self) -> dict[str, str | None]:
+        """Package, version and ``code_hash`` of the entry point's top-level package."""
+        return {"package": self.package, "version": self.version, "code": code_hash(self.module.partition(".")[0])}
+
+
+PLUGINS: dict[tuple[str, str], Plugin] = {}
+"""(group, registry name) -> the Plugin that registered it."""
+
+
+@lru_cache(maxsize=None)
+def code_hash(module: str) -> str:
+    """sha256 (16 hex digits) over the paths and bytes of the files of the importable package (or single
+    module) ``module``, caches left out: any edit of its code or data changes it."""
+    try:
+        found = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        found = None
+    if found is None:
+        return "not found"
+    if found.submodule_search_locations:
+        roots = [Path(location) for location in found.submodule_search_locations]
+        files = [(root, path) for root in roots for path in root.rglob("*")
+                 if path.is_file() and "__pycache__" not in path.relative_to(root).parts
+                 and path.suffix not in CACHE_SUFFIXES]
+    elif found.origin and Path(found.origin).is_file():
+        files = [(Path(found.origin).parent, Path(found.origin))]
+    else:
+        return "built in"
+    digest = hashlib.sha256()
+    for root, path in sorted(files, key=lambda pair: pair[1].relative_to(pair[0]).as_posix()):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def identities(plugins: Iterable[Plugin | None]) -> list[dict[str, str | None]]:
+    """``Plugin.identity`` of each distinct plugin of ``plugins`` (None: a built-in entry, left out), sorted."""
+    unique = {tuple(plugin.identity().items()) for plugin in plugins if plugin is not None}
+    return [dict(items) for items in sorted(unique, key=str)]
 
 
 def origin(group: str, name: str) -> str:
@@ -41,6 +101,25 @@ def _origin_of(point: Any) -> str:
     return f"plugin {package} (entry point {point.name} = {point.value})"
 
 
+def _plugin_of(point: Any) -> Plugin:
+    distribution = getattr(point, "dist", None)
+    return Plugin(distribution.name if distribution is not None else None,
+                  distribution.version if distribution is not None else None, point.module)
+
+
+def _described(error: BaseException) -> str:
+    lines = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {lines[0]}" if lines else type(error).__name__
+
+
+def _reraise_signal(error: BaseException) -> None:
+    """Raise ``error`` again if it is a Ctrl-C or SIGTERM of the command line (``cli_progress.Interrupted``, if
+    the command line is running), not something the plugin raised."""
+    progress = sys.modules.get("lgbench.cli_progress")
+    if progress is not None and isinstance(error, progress.Interrupted):
+        raise error
+
+
 def extend_registry(registry: dict[str, Any], group: str, entries: Callable[[str, Any], dict[str, Any]]) -> None:
     """Add to ``registry`` the entries of every installed entry point of ``group``: ``entries(entry point
     name, loaded object)`` gives them by registry name, or raises TypeError for an object of the wrong
@@ -49,14 +128,16 @@ def extend_registry(registry: dict[str, Any], group: str, entries: Callable[[str
         source = _origin_of(point)
         try:
             loaded = point.load()
-        except Exception as error:     # a third-party import: any failure is the plugin's
-            lines = str(error).strip().splitlines()
-            raise InputError(f"{source} cannot be loaded: {type(error).__name__}: {lines[0] if lines else ''}",
-                             field=group) from None
+        except BaseException as error:     # third-party code: whatever it raises, an exit too, is the plugin's
+            _reraise_signal(error)
+            raise InputError(f"{source} cannot be loaded: {_described(error)}", field=group) from None
         try:
             found = entries(point.name, loaded)
         except (TypeError, ValueError) as error:
             raise InputError(f"{source}: {error}", field=group) from None
+        except BaseException as error:     # the plugin's object raised while it was read
+            _reraise_signal(error)
+            raise InputError(f"{source} cannot be loaded: {_described(error)}", field=group) from None
         for name, value in found.items():
             if dict.__contains__(registry, name):
                 taken = origin(group, name)
@@ -64,20 +145,35 @@ def extend_registry(registry: dict[str, Any], group: str, entries: Callable[[str
                                  allowed="a name no built-in entry and no other plugin has")
             dict.__setitem__(registry, name, value)
             ORIGINS[(group, name)] = source
+            PLUGINS[(group, name)] = _plugin_of(point)
 
 
 class Registry(dict):
     """Name -> entry, the built-in entries first; the entries of the plugins of ``groups`` ((entry point
-    group, conversion) pairs, see ``extend_registry``) are added when the registry is first read."""
+    group, conversion) pairs, see ``extend_registry``) are added when the registry is first read. A plugin
+    that cannot be loaded makes that read and every later one raise its InputError."""
 
     def __init__(self, entries: dict[str, Any], *groups: tuple[str, Callable[[str, Any], dict[str, Any]]]):
         super().__init__(entries)
         self._groups = list(groups)
+        self.groups = tuple(group for group, _ in groups)
+        self._failure: InputError | None = None
 
     def _load(self) -> None:
+        if self._failure is not None:
+            raise self._failure
         groups, self._groups = self._groups, []
-        for group, entries in groups:
-            extend_registry(self, group, entries)
+        try:
+            for group, entries in groups:
+                extend_registry(self, group, entries)
+        except InputError as error:
+            self._failure = error
+            raise
+
+    def plugin(self, name: str) -> Plugin | None:
+        """The plugin that registered ``name``; None for a built-in entry or an unknown name."""
+        self._load()
+        return next((PLUGINS[(group, name)] for group in self.groups if (group, name) in PLUGINS), None)
 
     def __getitem__(self, name):
         self._load()

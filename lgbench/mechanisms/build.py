@@ -120,7 +120,7 @@ def build_mechanism(mechanism: Mechanism, formulation: str, parameters: Mapping[
                                                 inertia_matrix(body.inertia, values, f"{field}.inertia"),
                                                 name=body.name)
         except InputError as error:
-            raise InputError(error.args[0], field=f"{field}.{error.field}") from None
+            raise _under(field, error) from None
         poses[body.name] = Pose(R, x)
         omega = values.vector(body.angular_velocity, f"{field}.angular_velocity")
         omega_body = R.T @ omega if body.angular_velocity_frame == "global" else omega
@@ -199,7 +199,7 @@ def _add_joint(builder: SystemBuilder, mechanism: Mechanism, k: int, index, pose
                       else float(np.linalg.norm(pose1.R @ p1 + pose1.x - pose2.R @ p2 - pose2.x)))
             builder.add_distance_constraint(body1, p1, length, body2, p2)
     except InputError as error:
-        raise InputError(error.args[0], field=f"{field}.{error.field}") from None
+        raise _under(field, error) from None
     rows = builder.nc - first
     if a1 is None:
         return JointFrame(joint.type, body1, body2, p1, p2, None, None, None, None, first, rows)
@@ -209,6 +209,17 @@ def _add_joint(builder: SystemBuilder, mechanism: Mechanism, k: int, index, pose
     reference1 = axis_normals(a1)[0]
     reference2 = pose2.R.T @ (pose1.R @ reference1)
     return JointFrame(joint.type, body1, body2, p1, p2, a1, a2, reference1, reference2, first, rows)
+
+
+def _under(field: str, error: InputError) -> InputError:
+    """``error`` with its field within the element at ``field``: the builder names the element's own field
+    (``mass``), the numbers of the file (``Values``) the whole path already (``bodies[0].mass``)."""
+    inner = error.field
+    if inner is None:
+        inner = field
+    elif not (inner == field or inner.startswith((f"{field}.", f"{field}["))):
+        inner = f"{field}.{inner}"
+    return InputError(error.args[0], field=inner, allowed=error.allowed)
 
 
 def _direction(vector: np.ndarray, field: str) -> np.ndarray:
@@ -227,7 +238,7 @@ def _timed(field: str, force: Any, values: Values, add: Callable[[float, Any], i
     try:
         return add(ramp, table)
     except InputError as error:
-        raise InputError(error.args[0], field=f"{field}.{error.field}") from None
+        raise _under(field, error) from None
 
 
 def _add_force(builder: SystemBuilder, mechanism: Mechanism, k: int, index, poses, frames, values: Values) -> int:
@@ -264,7 +275,7 @@ def _add_force(builder: SystemBuilder, mechanism: Mechanism, k: int, index, pose
                                                   values.scalar(force.stiffness, f"{field}.stiffness"),
                                                   values.scalar(force.damping, f"{field}.damping"), rest)
         except InputError as error:
-            raise InputError(error.args[0], field=f"{field}.{error.field}") from None
+            raise _under(field, error) from None
     if isinstance(force, PointForce):
         pose = poses[force.body]
         point = values.vector(force.point, f"{field}.point") if force.point is not None else pose.x.copy()
@@ -283,7 +294,7 @@ def _add_force(builder: SystemBuilder, mechanism: Mechanism, k: int, index, pose
             return builder.add_point_spring_damper(index[force.body], stiffness, damping, point,
                                                    values.vector(force.ground_point, f"{field}.ground_point"))
         except InputError as error:
-            raise InputError(error.args[0], field=f"{field}.{error.field}") from None
+            raise _under(field, error) from None
     assert isinstance(force, PDController)
     frame = frames[[joint_name(mechanism, j) for j in range(len(mechanism.joints))].index(force.joint)]
     setpoint = force.setpoint
@@ -304,7 +315,7 @@ def _add_force(builder: SystemBuilder, mechanism: Mechanism, k: int, index, pose
         return builder.add_joint_pd_controller(frame.body1, frame.axis1, frame.reference1, frame.body2,
                                                frame.reference2, kp, kd, kind, negated)
     except InputError as error:
-        raise InputError(error.args[0], field=f"{field}.{error.field}") from None
+        raise _under(field, error) from None
 
 
 def conservative(mechanism: Mechanism) -> bool:

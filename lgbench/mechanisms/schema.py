@@ -13,7 +13,8 @@ from __future__ import annotations
 import math
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_serializer, model_validator
+from pydantic import (AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Tag, model_serializer,
+                      model_validator)
 
 from lgbench.exceptions import InputError
 from lgbench.mechanisms import expressions
@@ -46,11 +47,26 @@ def _scalar(value: Any) -> float | str:
     raise ValueError("expected a number or an expression on the parameters")
 
 
+def _vector_form(value: Any) -> str:
+    """Which form of a vector field ``value`` is meant to be: a parameter's name (text) or numbers."""
+    return "@name" if isinstance(value, str) else "@numbers"
+
+
+def _inertia_form(value: Any) -> str:
+    """Which form of an inertia ``value`` is meant to be: a 3x3 matrix (a list of lists) or a vector."""
+    return "@matrix" if isinstance(value, list) and value and isinstance(value[0], list) else "@vector"
+
+
 Scalar = Annotated[Any, AfterValidator(_scalar)]
-Vector3 = Annotated[list[Scalar], Field(min_length=3, max_length=3)] | Annotated[str, Field(pattern=IDENTIFIER)]
-"""Three numbers (or expressions), or the name of a parameter that holds three numbers."""
+Vector3 = Annotated[Annotated[list[Scalar], Field(min_length=3, max_length=3), Tag("@numbers")]
+                    | Annotated[str, Field(pattern=IDENTIFIER), Tag("@name")], Discriminator(_vector_form)]
+"""Three numbers (or expressions), or the name of a parameter that holds three numbers; an error names the
+form the value has (the union's members are tagged '@...', which error locations leave out)."""
 Matrix3 = Annotated[list[Annotated[list[Scalar], Field(min_length=3, max_length=3)]],
                     Field(min_length=3, max_length=3)]
+Inertia = Annotated[Annotated[Vector3, Tag("@vector")] | Annotated[Matrix3, Tag("@matrix")],
+                    Discriminator(_inertia_form)]
+"""Three principal values (a vector) or a symmetric 3x3 matrix."""
 Label = Annotated[str, Field(pattern=LABEL, max_length=60)]
 Frame = Literal["global", "bodies"]
 
@@ -104,7 +120,7 @@ class Body(_Strict):
 
     name: Label
     mass: Scalar
-    inertia: Vector3 | Matrix3
+    inertia: Inertia
     position: Vector3 = [0.0, 0.0, 0.0]
     orientation: Orientation = IDENTITY
     velocity: Vector3 = [0.0, 0.0, 0.0]

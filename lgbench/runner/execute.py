@@ -19,7 +19,7 @@ from lgbench.runner import executors, reference_cache, single_run
 from lgbench.runner.executors import Limits
 from lgbench.runner.provenance import METADATA, record_session, session_record
 from lgbench.runner.error_measures import MEASURES, quantity_outputs
-from lgbench.runner.grid import labelled_specs, motion_spec, reference_spec, run_id, study_specs
+from lgbench.runner.grid import labelled_specs, motion_spec, reference_spec, run_id, study_plugins, study_specs
 from lgbench.runner.motion import motion_of
 from lgbench.runner.precompile import precompile
 from lgbench.runner.single_run import RunResult, RunSpec, TimingRule
@@ -179,7 +179,7 @@ def _execute(study: Study, out_dir: Path, force: bool, reporter: Reporter, execu
         _record_motion(study, out_dir, reporter)
         return outcome
     workers = executors.worker_count(executor, jobs, address)
-    backup = record_session(out_dir, study.name, session_record(executor, workers))
+    backup = record_session(out_dir, study.name, session_record(executor, workers, study_plugins(study)))
     if backup is not None:
         reporter.message(f"warning: {out_dir / METADATA} was not valid provenance; kept as {backup.name}")
     _compile_if_cold(study, pending.values(), executor, reporter)

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from lgbench.analysis.convergence import format_step
+from lgbench.plugins import Plugin, identities
 from lgbench.runner.single_run import RunSpec, model_of
 from lgbench.runner.study import Study, mechanism_data, method_label, tableau_of
 
@@ -27,10 +28,35 @@ def _differing(items: tuple[tuple[str, Any], ...], defaults: Mapping[str, Any]) 
             for key, value in items if key not in defaults or not same(value, defaults[key])}
 
 
+def _plugins_used(spec: RunSpec) -> list[Plugin | None]:
+    from lgbench.integrators import INTEGRATORS
+    from lgbench.models import MODELS
+    from lgbench.runner.error_measures import MEASURES
+
+    used = [MEASURES.plugin(name) for name in spec.measures]
+    if spec.tableau is None:
+        used.append(INTEGRATORS.plugin(spec.integrator))
+    if spec.mechanism is None:
+        used.append(MODELS.plugin(spec.model))
+    return used
+
+
+def plugins_of(spec: RunSpec) -> list[dict[str, str | None]]:
+    """Package, version and code hash (``Plugin.identity``) of every plugin whose model, integrator, tableau
+    or error measure the run uses; [] for a run of lgbench's own entries."""
+    return identities(_plugins_used(spec))
+
+
+def study_plugins(study: Study) -> list[dict[str, str | None]]:
+    """``plugins_of`` every run of the study and its reference, each plugin once."""
+    return identities(plugin for spec in study_specs(study) for plugin in _plugins_used(spec))
+
+
 def run_id(spec: RunSpec, label: str = "") -> str:
     """``RV-RK44-h1e-04``, plus an 8-character hash of the parameters that differ from the model's
-    defaults and of the options, if there are any (``RV-RK44-h1e-04-3fa2b1c9``); a variant label
-    goes after the integrator (``RV-generalized-alpha.modified-h1e-04-...``)."""
+    defaults, of the options and of the plugins the run uses (``plugins_of``), if there are any
+    (``RV-RK44-h1e-04-3fa2b1c9``); a variant label goes after the integrator
+    (``RV-generalized-alpha.modified-h1e-04-...``)."""
     method = f"{spec.integrator}.{label}" if label else spec.integrator
     readable = f"{spec.formulation}-{method}-h{format_step(spec.h)}"
     extra = {"params": _differing(spec.params, model_of(spec).defaults),
@@ -39,6 +65,9 @@ def run_id(spec: RunSpec, label: str = "") -> str:
         extra["tableau"] = [spec.tableau.A, spec.tableau.B, spec.tableau.C, spec.tableau.E]
     if spec.mechanism is not None:   # a mechanism file: its content is part of the run
         extra["mechanism"] = hashlib.sha256(spec.mechanism.text.encode()).hexdigest()
+    plugins = plugins_of(spec)
+    if plugins:                      # another package's code: part of the run (lgbench's own runs keep their ids)
+        extra["plugins"] = plugins
     if not any(extra.values()):
         return readable
     digest = hashlib.sha256(json.dumps(extra, sort_keys=True).encode()).hexdigest()[:8]
@@ -54,8 +83,10 @@ def labelled_specs(study: Study) -> list[tuple[RunSpec, str]]:
     """(RunSpec, variant label) for every run of the grid."""
     params = as_items(study.params)
     mechanism = mechanism_data(study)
+    measures = tuple(sorted({request.measure for request in study.errors}))
     return [(RunSpec(study.model_name(), method.formulation, method.integrator, h, study.t_end, params,
-                     as_items(method.options), tableau_of(study, method.integrator), mechanism), method.label)
+                     as_items(method.options), tableau_of(study, method.integrator), mechanism, measures),
+             method.label)
             for method in study.methods() for h in method.steps]
 
 

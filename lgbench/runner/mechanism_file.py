@@ -33,7 +33,7 @@ _VECTOR = ("number list or vector parameter name", "three numbers or expressions
 
 
 def _pattern_meaning(location: tuple[Any, ...]) -> tuple[str, str]:
-    last = next((key for key in reversed(location) if isinstance(key, str)), None)
+    last = next((key for key in reversed(location) if isinstance(key, str) and not key.startswith("@")), None)
     if location and location[0] in _PATTERNS and (last == "name" or location[0] == "parameters"):
         return _PATTERNS[location[0]]
     if last in ("name", "body", "body1", "body2", "joint", "force", "bodies", "keep_positions", "keep_velocities"):

@@ -2,7 +2,8 @@
 
 Every ``lgbench run`` session appends one entry (lgbench version, git commit if the sources are a
 git checkout, Python/numpy/numba/scipy versions, CPU model and count, platform, start time,
-executor and worker count) so that timings and results can be traced to the machine and code.
+executor and worker count, and the package, version and code hash of every plugin the study uses) so
+that timings and results can be traced to the machine and code.
 """
 from __future__ import annotations
 
@@ -41,8 +42,9 @@ def _git_commit() -> str | None:
     return done.stdout.strip() + ("+modified" if dirty.stdout.strip() else "")
 
 
-def session_record(executor: str, workers: int) -> dict[str, Any]:
-    """The provenance of one session on this machine."""
+def session_record(executor: str, workers: int, plugins: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The provenance of one session on this machine; ``plugins``: those the study uses
+    (``grid.study_plugins``)."""
     import numba
     import numpy
     import scipy
@@ -55,7 +57,7 @@ def session_record(executor: str, workers: int) -> dict[str, Any]:
         "lgbench": lgbench.__version__, "git_commit": _git_commit(), "sources": source_hash(),
         "python": platform.python_version(), "numpy": numpy.__version__, "numba": numba.__version__,
         "scipy": scipy.__version__, "cpu": _cpu_model(), "cpu_count": os.cpu_count(),
-        "platform": platform.platform(), "executor": executor, "workers": workers,
+        "platform": platform.platform(), "executor": executor, "workers": workers, "plugins": plugins or [],
         "timing": "time.thread_time of the thread that ran the integration loop, per run, subnormal numbers "
                   "flushed to zero",
     }

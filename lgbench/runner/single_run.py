@@ -83,6 +83,7 @@ class RunSpec:
     options: tuple[tuple[str, Any], ...] = ()    # integrator options, sorted (key, value)
     tableau: TableauData | None = None           # the study's tableau, if ``integrator`` is one of its names
     mechanism: MechanismData | None = None       # the study's mechanism file, if ``model`` is its name
+    measures: tuple[str, ...] = ()               # the study's error measures (a plugin's code is in the run id)
 
     def params_dict(self) -> dict[str, Any]:
         return dict(self.params)
@@ -167,6 +168,37 @@ def model_of(spec: RunSpec) -> Any:
     return MODELS[spec.model]
 
 
+def integrates_constraints(integrator: Any) -> bool:
+    """Whether ``integrator`` integrates models with constraints. An integrator declares it with a boolean
+    attribute ``constraints`` (a plugin's may); without one, a Butcher tableau (explicit RK and RKMK on the
+    ODE; its NAME-index1 entry is the constrained form, paper 001) and an intrinsic scheme of paper 003 (free
+    bodies) do not, every other integrator does."""
+    declared = getattr(integrator, "constraints", None)
+    if isinstance(declared, bool):
+        return declared
+    from lgbench.integrators.intrinsic import IntrinsicIntegrator
+    from lgbench.integrators.tableaus import ButcherTableau
+
+    return not isinstance(integrator, ButcherTableau | IntrinsicIntegrator)
+
+
+def check_integrable(integrator: Any, name: str, model: str, formulation: str, constraint_rows: int,
+                     registry: Any, field: str = "integrator", file: str | None = None, study: bool = False) -> None:
+    """InputError naming the integrator, the model and ``field`` when ``integrator`` (registered as ``name``)
+    integrates no constraints and the model has ``constraint_rows`` in ``formulation`` (in a ``study``, the
+    combination can also be excluded)."""
+    if constraint_rows == 0 or integrates_constraints(integrator):
+        return
+    index1 = f"{name}-index1"
+    allowed = f"{index1} (the index-1 form with projection)" if index1 in registry else \
+        "an integrator of constrained models"
+    if study:
+        allowed += ", or exclude the combination"
+    raise InputError(f"integrator '{name}' integrates models without constraints; model {model} has "
+                     f"{constraint_rows} constraint rows in formulation {formulation}", file=file, field=field,
+                     allowed=allowed)
+
+
 def build_run(spec: RunSpec):
     """The built model, the integrator and its validated options of a run (InputError when invalid)."""
     from lgbench.runner.bounds import STEP_CEILING, step_count
@@ -190,7 +222,10 @@ def build_run(spec: RunSpec):
                          allowed=list(integrator.formulations))
     options = integrator.validate_options(spec.options_dict())
     check_resolvable_tolerance(integrator, options, spec.h, spec.t_end)
-    return model.build(spec.formulation, spec.params_dict()), integrator, options
+    built = model.build(spec.formulation, spec.params_dict())
+    check_integrable(integrator, spec.integrator, model.name, spec.formulation, int(built.system.sizes[2]),
+                     registry)
+    return built, integrator, options
 
 
 SMALLEST_RELATIVE_TOLERANCE = 1e-15

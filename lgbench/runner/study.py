@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 import typing
+import warnings
 from fractions import Fraction
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -110,16 +111,33 @@ class Steps(_Strict):
         return [self.h0 * self.base ** (1 - n) for n in range(first, last + 1)]
 
 
+MAX_COEFFICIENT = 1e12
+"""Largest magnitude of a tableau coefficient: the elementary weights of the order conditions (products of
+up to 8 coefficients summed over up to 16 stages) then stay finite, so that a condition cannot pass on an
+infinite residual."""
+MAX_COEFFICIENT_TEXT = 100
+"""Longest text of a coefficient (``-25360/2187``, a decimal to 50 digits): its numerator and denominator
+stay short enough to be read at once."""
+
+
 def _coefficient(value: Any) -> float:
-    """A tableau coefficient: a finite number, or a fraction written as text (``1/3``, ``-2/3``)."""
+    """A tableau coefficient: a finite number of magnitude at most ``MAX_COEFFICIENT``, also written as text
+    (``0.2``, ``1e-3``: read by ``float``, any exponent at once) or as a fraction of integers (``1/3``,
+    ``-2/3``; at most ``MAX_COEFFICIENT_TEXT`` characters)."""
+    number = math.inf
     if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(_finite(value))
-    if isinstance(value, str):
+        number = value if isinstance(value, float) or abs(value) <= MAX_COEFFICIENT else math.inf
+    elif isinstance(value, str) and len(value) <= MAX_COEFFICIENT_TEXT:
         try:
-            return float(Fraction(value.strip()))
-        except (ValueError, ZeroDivisionError):
+            number = float(Fraction(value.strip())) if "/" in value else float(value)
+        except (ValueError, ZeroDivisionError, OverflowError):
             pass
-    raise ValueError(f"expected a number or a fraction such as 1/3, got {str(value)[:30]!r}")
+    if math.isfinite(number) and abs(number) <= MAX_COEFFICIENT:
+        return float(number)
+    huge = isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_COEFFICIENT
+    shown = "a number beyond 1e12" if huge else value
+    raise ValueError(f"expected a number or a fraction such as 1/3, at most 1e12 in magnitude, "
+                     f"got {bounds.echo_text(str(shown))!r}")
 
 
 Coefficient = Annotated[Any, AfterValidator(_coefficient)]
@@ -443,6 +461,8 @@ def load_study(path: str | Path, profile: str | None = None, max_steps: int | No
             study.method_labels(), study.step_sizes(), [(r.quantity, r.label) for r in study.errors])})
     _check_bounds(study, file, max_steps)
     _check_names(study, file)
+    if not copy:
+        _check_runnable(study, file)
     _check_expectation_ids(study, file)
     if profile is None and not copy:
         _check_findings(study, file)
@@ -538,6 +558,7 @@ def _check_tableaus(study: Study, file: str) -> None:
     """A study's tableau has a name of its own and satisfies the order conditions it claims."""
     names = set(integrators())
     for index, entry in enumerate(study.tableaus):
+        _check_tableau_shape(entry, f"tableaus[{index}]", file)
         try:
             given = entry.data().integrators()
         except InputError as error:
@@ -546,6 +567,24 @@ def _check_tableaus(study: Study, file: str) -> None:
             raise InputError(f"the tableau name '{entry.name}' is taken", file=file, field=f"tableaus[{index}].name",
                              allowed="a name no registered integrator and no other tableau of the study has")
         names |= set(given)
+
+
+def _check_tableau_shape(entry: TableauEntry, field: str, file: str) -> None:
+    """A tableau of s stages (s = the length of b) has an s x s matrix A and s nodes c (and embedded weights e)."""
+    stages = len(entry.b)
+    shape = f"A is s x s for s = {stages} stages (the length of b)"
+    if len(entry.A) != stages:
+        raise InputError(f"A has {len(entry.A)} rows; {shape}", file=file, field=f"{field}.A",
+                         allowed=f"{stages} rows")
+    for row, coefficients in enumerate(entry.A):
+        if len(coefficients) != stages:
+            raise InputError(f"row {row + 1} of A has {len(coefficients)} coefficients; {shape}", file=file,
+                             field=f"{field}.A[{row}]", allowed=f"{stages} coefficients")
+    for name in ("c", "e"):
+        values = getattr(entry, name)
+        if values is not None and len(values) != stages:
+            raise InputError(f"{name} has {len(values)} entries, one per stage (s = {stages}, the length of b)",
+                             file=file, field=f"{field}.{name}", allowed=f"{stages} entries")
 
 
 def _check_names(study: Study, file: str) -> None:
@@ -605,6 +644,62 @@ def _check_names(study: Study, file: str) -> None:
     if study.needs_series() and study.samples is None:
         raise InputError("a time-series error measure needs 'samples' (output samples per run)",
                          file=file, field="samples")
+
+
+def _check_runnable(study: Study, file: str) -> None:
+    """What a run checks before it integrates, checked for every run of the study before any is computed:
+    the model built with the study's parameters (``params``; the reference's with ``reference.params``) in
+    each formulation it runs in, and each integrator able to integrate the model in the formulations it is
+    paired with (``single_run.check_integrable``). A built-in model is built only where parameters are
+    given or an integrator integrates no constraints (its build with the defaults is tested)."""
+    from lgbench.runner.single_run import check_integrable, integrates_constraints
+
+    model = study_model(study)
+    registry = study_integrators(study)
+    entries = study.integrator_entries()
+    pairs = [(formulation, integrator, _integrator_field(study, entries, integrator))
+             for formulation, integrator in study.combinations()]
+    if not study.reference.exact:
+        pairs.append((study.reference.formulation, study.reference.integrator, "reference.integrator"))
+    built: dict[tuple[str, bool], int] = {}
+    for formulation, integrator, field in pairs:
+        own = field == "reference.integrator" and bool(study.reference.params)    # the reference's parameters
+        params = {**study.params, **study.reference.params} if own else dict(study.params)
+        if not (isinstance(study.model, Mechanism) or params or not integrates_constraints(registry[integrator])):
+            continue
+        if (formulation, own) not in built:
+            built[(formulation, own)] = _constraint_rows(study, model, formulation, params, own, file)
+        check_integrable(registry[integrator], integrator, model.name, formulation, built[(formulation, own)],
+                         registry, field, file, study=field != "reference.integrator")
+
+
+def _integrator_field(study: Study, entries: list[IntegratorEntry], integrator: str) -> str:
+    """The field of the first ``integrators`` item that names ``integrator``."""
+    index = next(k for k, entry in enumerate(entries) if entry.name == integrator)
+    return f"integrators[{index}]" if isinstance(study.integrators[index], str) else f"integrators[{index}].name"
+
+
+def _constraint_rows(study: Study, model: Any, formulation: str, params: dict[str, Any], reference: bool,
+                     file: str) -> int:
+    """The constraint rows of ``model`` built in ``formulation`` with ``params``; a build's InputError names
+    the study's field that gave the parameters (``params.KEY``, ``reference.params.KEY``, ``params``) or, for
+    a mechanism's own field, says which one."""
+    try:
+        with warnings.catch_warnings():           # numpy's on absurd values: the build is only a check
+            warnings.simplefilter("ignore")
+            return int(model.build(formulation, params).system.sizes[2])
+    except InputError as error:
+        source = "reference.params" if reference else "params"
+        key = (error.field or "").removeprefix("params.")
+        if error.field and error.field.startswith("params.") and key in params:
+            field = f"reference.params.{key}" if reference and key in study.reference.params else f"params.{key}"
+            message = f"{error.args[0]} (model {model.name}, formulation {formulation})"
+        else:
+            written = study.reference.params if reference else study.params
+            field = source if written else "model"
+            where = f"model {model.name} in formulation {formulation}" + (" with these parameters" if written else "")
+            message = f"{where}: " + (f"field {error.field}: " if error.field else "") + error.args[0]
+        raise InputError(message, file=file, field=field, allowed=error.allowed) from None
 
 
 def _check_compatible(formulation: str, integrator: Any, field: str, file: str) -> None:
@@ -775,7 +870,7 @@ def _check_findings(study: Study, file: str) -> None:
         index, number, key = missing[0]
         raise InputError(f"'{key}' is the id of no expectation of this study", file=file,
                          field=f"findings[{index}].claims[{number}].expectations",
-                         allowed=ids or "ids given to expectations (id: ...)")
+                         allowed=_nearest_ids(key, ids) or "ids given to expectations (id: ...)")
     by_id = {item.id: item for item in study.expectations if item.id is not None}
     for index, finding in enumerate(study.findings):
         for number, claim in enumerate(finding.claims):
@@ -785,6 +880,16 @@ def _check_findings(study: Study, file: str) -> None:
                     raise InputError(f"expectation '{key}' cannot test this claim: {why}", file=file,
                                      field=f"findings[{index}].claims[{number}].expectations",
                                      allowed="expectations whose window lies inside the claim's precision")
+
+
+def _nearest_ids(key: str, ids: list[str], most: int = 8) -> list[str] | str:
+    """The ids most like ``key`` (all of them when few), for a one-line error."""
+    import difflib
+
+    if len(ids) <= most:
+        return ids
+    near = difflib.get_close_matches(key, ids, n=most, cutoff=0.0)
+    return f"{', '.join(near)} (the nearest of the study's {len(ids)} ids)"
 
 
 def _check_published(study: Study, file: str) -> None:
