@@ -288,26 +288,13 @@ def constrained_top(results: Path) -> None:
     print("### constrained-top: 000 Figs. 7, 8, Table 5 (heavy top with a spherical joint, 1 s)\n")
     table(["method (study label)", "h", "Exudyn Newton/step", "lgbench Newton/step", "Exudyn CPU [s]",
            "lgbench CPU [s]", "lgbench from"], rows)
-    claims = [
-        ("Fig. 7 left: RV (T_exp) fewer iterations than EP, full Newton", "newton", "RV full-texp", "EP full"),
-        ("Fig. 7 left: RV (T_exp) fewer iterations than Rxyz, full Newton", "newton", "RV full-texp", "Rxyz full"),
-        ("Fig. 7 right: RV (T_exp) fewer than EP, modified (refresh 8)", "newton", "RV modified-texp", "EP modified"),
-        ("Fig. 7 right: RV (T_exp) fewer than Rxyz, modified (refresh 8)", "newton", "RV modified-texp",
-         "Rxyz modified"),
-        ("Fig. 7 right: RV (T_exp) fewer than EP, modified (refresh 10)", "newton", "RV modified-texp-paper",
-         "EP modified-paper"),
-        ("Fig. 7 right: RV (T_exp) fewer than Rxyz, modified (refresh 10)", "newton", "RV modified-texp-paper",
-         "Rxyz modified-paper"),
-        ("Fig. 8 left: RV (T_exp) less CPU than EP, full Newton", "cpu", "RV full-texp", "EP full"),
-        ("Fig. 8 left: RV (T_exp) less CPU than Rxyz, full Newton", "cpu", "RV full-texp", "Rxyz full"),
-        ("Fig. 8 right: RV (T_exp) less CPU than EP, modified (refresh 8)", "cpu", "RV modified-texp", "EP modified"),
-        ("Fig. 8 right: RV (T_exp) less CPU than Rxyz, modified (refresh 8)", "cpu", "RV modified-texp",
-         "Rxyz modified"),
-        ("Fig. 8 right: RV (T_exp) less CPU than EP, modified (refresh 10)", "cpu", "RV modified-texp-paper",
-         "EP modified-paper"),
-        ("Fig. 8 right: RV (T_exp) less CPU than Rxyz, modified (refresh 10)", "cpu", "RV modified-texp-paper",
-         "Rxyz modified-paper"),
-    ]
+    modes = [("full Newton", "RV full-texp", "full", "left"),
+             ("modified (refresh 8)", "RV modified-texp", "modified", "right"),
+             ("modified (refresh 10)", "RV modified-texp-paper", "modified-paper", "right")]
+    claims = [(f"Fig. {7 if what == 'newton' else 8} {side}: RV (T_exp) "
+               f"{'fewer iterations' if what == 'newton' else 'less CPU'} than {other}, {mode}",
+               what, lower, f"{other} {label}")
+              for what in ("newton", "cpu") for mode, lower, label, side in modes for other in ("EP", "Rxyz")]
     for title, what, lower, than in claims:
         source = newton if what == "newton" else cpu
         print(f"- {title}")

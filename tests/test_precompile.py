@@ -59,7 +59,7 @@ def test_adaptive_steps_and_hht_are_parts_of_their_own_and_a_second_model_only_i
     specs = [heavy, RunSpec("heavy_top", "RV", "DOPRI5", 1e-3, 1.0),
              RunSpec("heavy_top", "RV", "DOPRI5", 1e-3, 1.0, options=(("step_control", "adaptive"),)),
              RunSpec("heavy_top", "EP", "hht", 1e-3, 1.0), RunSpec("heavy_top", "RV", "generalized-alpha", 1e-3, 1.0),
-             RunSpec("pendulum", "RV", "RK44", 1e-3, 1.0)]
+             RunSpec("rotor", "RV", "RK44", 1e-3, 1.0)]
     tasks = compile_tasks(specs)
     assert [kind for kind, _ in tasks] == [RUN, RUN, RUN, START, START, RUN, OUTPUTS, OUTPUTS]
     assert [spec.integrator for kind, spec in tasks if kind == RUN and spec.integrator in ("hht", "generalized-alpha")] \
@@ -67,7 +67,7 @@ def test_adaptive_steps_and_hht_are_parts_of_their_own_and_a_second_model_only_i
     assert [(spec.model, spec.integrator, spec.options) for _, spec in tasks[1:3]] == [
         ("heavy_top", "RK44", ()), ("heavy_top", "DOPRI5", (("step_control", "adaptive"),))]
     assert [spec.integrator for _, spec in tasks[3:6]] == ["hht", "generalized-alpha", "generalized-alpha"]
-    assert [spec.model for _, spec in tasks[6:]] == ["heavy_top", "pendulum"]
+    assert [spec.model for _, spec in tasks[6:]] == ["heavy_top", "rotor"]
 
 
 def test_the_consistent_accelerations_are_compiled_once_per_scope():

@@ -120,7 +120,7 @@ def test_published_numbers_and_expectations_with_study_yaml(tmp_path):
     assert table_row(markdown, "1e-02 | 5.000e-05 / 5.1e-05")[1:] == ["5.000e-05 / 5.1e-05", "2.000e-08", "–"]
     assert table_row(markdown, "RV-RK44 | com (norm_at_t_end)")[-1] == "4"
     assert table_row(markdown, "Rxyz-generalized-alpha | com (norm_at_t_end)")[-1] == "–"
-    assert "1 of 2 passed" in markdown
+    assert "1 of 2 regression checks passed" in markdown
     assert table_row(markdown, "Rxyz-generalized-alpha succeeds for h in [0.00125, 0.01]")[-1] == "REGRESSION"
     assert "| precession period | ~2.5 s | Fig. 10 |" in markdown
     steps = markdown.split("## steps (lgbench / published)")[1].split("##")[0]

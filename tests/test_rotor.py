@@ -155,7 +155,7 @@ def test_rotor_studies_load_with_the_paper_grids():
     explicit = load_study("studies/rotor.yaml")
     assert explicit.t_end == 4.0 and explicit.reference.h == 1e-6
     assert explicit.steps.sizes() == pytest.approx([1e-4 * 2.0 ** (1 - n) for n in range(1, 7)], rel=1e-15)
-    assert len(expand(explicit)) == 84     # 66 runs and the paper-code generalized-alpha (18)
+    assert len(expand(explicit)) == 91     # 66 runs, the paper-code generalized-alpha (18), the paper's n = 7 (7)
     table7 = load_study("studies/rotor_implicit.yaml").steps.sizes()
     assert table7 == pytest.approx([5e-5 * 2.0 ** (1 - n) for n in range(1, 11)], rel=1e-15)
     assert table7[-1] == pytest.approx(9.765625e-8)

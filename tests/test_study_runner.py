@@ -211,7 +211,7 @@ def test_validate_checks_a_study_without_running_it(tmp_path):
 
     runner = CliRunner()
     good = runner.invoke(app, ["validate", str(ROOT / "studies" / "heavy_top_constrained.yaml")])
-    assert good.exit_code == 0 and "70 runs" in good.stdout and "profile quick" in good.stdout
+    assert good.exit_code == 0 and "126 runs" in good.stdout and "profile quick" in good.stdout
     bad = runner.invoke(app, ["validate", str(write(tmp_path, integrators=["RK45"]))])
     assert bad.exit_code == 2 and "field 'integrators[0]'" in bad.output and "RK44" in bad.output
     assert not (tmp_path / "results").exists()
