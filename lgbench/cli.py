@@ -19,7 +19,7 @@ import typer
 import yaml
 from typer.core import TyperGroup
 
-from lgbench.exceptions import EngineError, InputError
+from lgbench.exceptions import EngineError, InputError, PluginError
 from lgbench.runner.bounds import echo_text
 
 EXIT_INPUT = 2
@@ -353,6 +353,8 @@ def _study_copy(results_dir: Path, profile: str | None = None, required: bool = 
         return None
     try:
         return load_study(copy, profile, copy=True)
+    except PluginError:
+        raise
     except InputError as error:
         raise InputError(f"{error}; 'lgbench repair {results_dir} --study STUDY.yaml' writes the study copy "
                          "again") from None

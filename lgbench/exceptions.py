@@ -24,6 +24,10 @@ class InputError(ValueError):
         return _one_line(text)
 
 
+class PluginError(InputError):
+    """An installed plugin that cannot be loaded: the input to blame is the plugin, not the study."""
+
+
 def _one_line(text: str) -> str:
     """Line breaks and other control characters (e.g. inside a bad key of a study file) shown escaped,
     so that the message stays on one line."""

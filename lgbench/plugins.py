@@ -14,7 +14,7 @@ built-in ones, or at a list of them:
 Each registry (``MODELS``, ``INTEGRATORS``, ``MEASURES``) is a ``Registry``: it takes its plugins' entries
 when it is first read, in every process (worker processes find the same installed entry points), so
 that a plugin may import lgbench's modules (and so the registries') while it is being loaded. A plugin that cannot be loaded,
-gives an object of the wrong kind or takes a built-in name is one InputError naming the package and the
+gives an object of the wrong kind or takes a built-in name is one PluginError (an InputError) naming the package and the
 entry point; so is a plugin that raises anything while it is loaded, ``SystemExit`` and ``KeyboardInterrupt``
 included, and every later read of that registry raises it again. ``ORIGINS`` records where every plugin entry
 comes from (``lgbench list``), ``PLUGINS`` the package and code behind it (``Plugin.identity``: part of the
@@ -32,7 +32,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
-from lgbench.exceptions import InputError
+from lgbench.exceptions import InputError, PluginError
 
 BUILT_IN = "lgbench"
 ORIGINS: dict[tuple[str, str], str] = {}
@@ -130,18 +130,18 @@ def extend_registry(registry: dict[str, Any], group: str, entries: Callable[[str
             loaded = point.load()
         except BaseException as error:     # third-party code: whatever it raises, an exit too, is the plugin's
             _reraise_signal(error)
-            raise InputError(f"{source} cannot be loaded: {_described(error)}", field=group) from None
+            raise PluginError(f"{source} cannot be loaded: {_described(error)}", field=group) from None
         try:
             found = entries(point.name, loaded)
         except (TypeError, ValueError) as error:
-            raise InputError(f"{source}: {error}", field=group) from None
+            raise PluginError(f"{source}: {error}", field=group) from None
         except BaseException as error:     # the plugin's object raised while it was read
             _reraise_signal(error)
-            raise InputError(f"{source} cannot be loaded: {_described(error)}", field=group) from None
+            raise PluginError(f"{source} cannot be loaded: {_described(error)}", field=group) from None
         for name, value in found.items():
             if dict.__contains__(registry, name):
                 taken = origin(group, name)
-                raise InputError(f"{source} registers '{name}', which {taken} has registered already", field=group,
+                raise PluginError(f"{source} registers '{name}', which {taken} has registered already", field=group,
                                  allowed="a name no built-in entry and no other plugin has")
             dict.__setitem__(registry, name, value)
             ORIGINS[(group, name)] = source
