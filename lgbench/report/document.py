@@ -34,7 +34,7 @@ class Tone:
 
 @dataclass(frozen=True)
 class Marked:
-    """Text highlighted by a tone (a verdict that holds, is unchecked, or regressed)."""
+    """Text highlighted by a tone (a verdict reproduced, short of it, or differing from the paper)."""
 
     text: str
     tone: str

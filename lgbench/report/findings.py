@@ -53,10 +53,7 @@ def claims_text(item: Assessment) -> str:
     states = item.claim_states
     if not states:
         return "no published claim to test"
-    words = {ClaimState.HOLDS: "hold", ClaimState.FAILS: "not met", ClaimState.UNTESTED: "not tested",
-             ClaimState.UNCHECKED: "not checked"}
-    parts = [f"{states.count(state)} {words[state]}" for state in ClaimState if states.count(state)]
-    return f"{len(states)} claim{'s' if len(states) > 1 else ''}: {', '.join(parts)}"
+    return f"{len(states)} claim{'s' if len(states) > 1 else ''}: {_states_text(states)}"
 
 
 def _verdict_cell(item: Assessment) -> str:
@@ -124,10 +121,16 @@ def counts_table(assessments: Sequence[Assessment]) -> Table:
 def claim_counts(assessments: Sequence[Assessment]) -> str:
     """``120 claims: 80 hold, 30 not met, 10 not tested``: how the claims of a set of findings came out."""
     states = [state for item in assessments for state in item.claim_states]
-    words = {ClaimState.HOLDS: "hold", ClaimState.FAILS: "not met", ClaimState.UNTESTED: "not tested",
-             ClaimState.UNCHECKED: "not checked"}
-    parts = [f"{states.count(state)} {words[state]}" for state in ClaimState if states.count(state)]
-    return f"{len(states)} claims: {', '.join(parts)}" if states else "no claims"
+    return f"{len(states)} claims: {_states_text(states)}" if states else "no claims"
+
+
+_CLAIM_WORDS = {ClaimState.HOLDS: "hold", ClaimState.FAILS: "not met", ClaimState.UNTESTED: "not tested",
+                ClaimState.UNCHECKED: "not checked"}
+
+
+def _states_text(states: list[ClaimState]) -> str:
+    """``2 hold, 1 not met``: how many claims came out each way."""
+    return ", ".join(f"{states.count(state)} {_CLAIM_WORDS[state]}" for state in ClaimState if states.count(state))
 
 
 def counts_text(items: Sequence[Assessment]) -> str:
