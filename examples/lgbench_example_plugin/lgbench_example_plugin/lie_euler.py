@@ -67,6 +67,7 @@ class LieEuler:
     kind: str = "explicit"
     order: int = 1
     formulations: tuple[str, ...] = ("RV",)
+    constraints: bool = False           # unconstrained models only: lgbench validate refuses it on joints
 
     def validate_options(self, options: dict[str, Any]) -> dict[str, Any]:
         if options:
