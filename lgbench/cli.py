@@ -298,12 +298,11 @@ def check(results_dir: Annotated[Path, typer.Argument(metavar="RESULTS_DIR", hel
     if junit:
         _write_junit(junit, study.name, guards)
     if claim_tests:
-        from lgbench.analysis.findings import assess, verdict_counts
+        from lgbench.analysis.findings import assess
+        from lgbench.report.findings import counts_text
 
-        counts = verdict_counts(assess(study.name, study.findings, results))
         typer.echo(f"{study.name}: findings graded from their claims: "
-                   + ", ".join(f"{count} {'not checked' if verdict is None else verdict.text}"
-                               for verdict, count in counts.items() if count))
+                   f"{counts_text(assess(study.name, study.findings, results))}")
     failed = sum(not r.passed for r in guards)
     typer.echo(f"{study.name}: {len(guards) - failed} passed, {failed} failed")
     if failed:
@@ -644,9 +643,9 @@ def findings(study_files: Annotated[list[Path], typer.Argument(metavar="STUDY.ya
     targets = write or check_file or []
     if targets:
         entries = [StudyEntry(study.name, study.paper, path.as_posix()) for path, study in studies]
-        _write_marked_tables(targets, lambda folder: {key: render_table(table, folder) for key, table in
-                                                      document_tables(entries, assessments).items()},
-                             bool(check_file))
+        tables = document_tables(entries, assessments)
+        _write_marked_tables(targets, lambda folder: {key: render_table(table, folder)
+                                                      for key, table in tables.items()}, bool(check_file))
 
 
 def _assessments(studies, checked: dict) -> list:
