@@ -67,7 +67,7 @@ evidence: $(STAMP)
 
 ## docs/REPRODUCTION.md's tables, graded from the study files' claims on docs/evidence.json (make test checks them).
 findings: $(STAMP)
-	$(VENV)/bin/lgbench findings $(QUICK_STUDIES) --evidence docs/evidence.json --write docs/REPRODUCTION.md --write README.md
+	$(VENV)/bin/lgbench findings $(QUICK_STUDIES) --evidence docs/evidence.json --write docs/REPRODUCTION.md --write README.md --write docs/findings.md
 
 ## The README's gallery (docs/img) from the result folders of reproduce-all.
 gallery: $(STAMP)

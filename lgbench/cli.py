@@ -615,7 +615,8 @@ def findings(study_files: Annotated[list[Path], typer.Argument(metavar="STUDY.ya
                                                                     "tables differ.")] = None):
     """Grade the studies' findings from their claims and count the verdicts by paper; audit the claims;
     record a reproduction's observations; write or check the "At a glance" tables of docs/REPRODUCTION.md."""
-    from lgbench.report.findings import StudyEntry, by_paper, claim_counts, counts_text, document_tables
+    from lgbench.analysis.findings import OWN
+    from lgbench.report.findings import StudyEntry, by_paper, claim_counts, counts_text, document_tables, group_title
     from lgbench.report.markdown import render_table
     from lgbench.runner.study import load_study
 
@@ -632,8 +633,9 @@ def findings(study_files: Annotated[list[Path], typer.Argument(metavar="STUDY.ya
         checked = _recorded(studies, evidence) if evidence is not None else {}
     assessments = _assessments(studies, checked)
     for paper, items in by_paper(assessments).items():
-        typer.echo(f"paper {paper}: {len(items)} findings: {counts_text(items)}")
-    typer.echo(f"all: {len(assessments)} findings: {counts_text(assessments)}; {claim_counts(assessments)}")
+        typer.echo(f"{group_title(paper)}: {len(items)} findings: {counts_text(items)}")
+    published = [item for item in assessments if item.finding.paper != OWN]
+    typer.echo(f"all papers: {len(published)} findings: {counts_text(published)}; {claim_counts(published)}")
     if audit:
         typer.echo(_audit_text(studies, assessments))
     if record is not None:

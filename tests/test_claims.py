@@ -169,3 +169,23 @@ def _recorded_statistic(study: str, expectation):
     entries = json.loads(EVIDENCE.read_text())["studies"].get(study, {}).get("expectations", {})
     (result,) = recorded_results([expectation], entries) or (None,)
     return None if result is None else result.statistic
+
+
+def test_a_window_written_with_the_claims_own_decimals_can_test_it():
+    """A claim printed as 1.16 covers [1.155, 1.165]: an expectation whose window a study file writes with
+    those decimals tests it, although expected +- tolerance rounds differently in binary; a window wider by
+    one digit further does not."""
+    from lgbench.analysis.claims import Claim
+    from lgbench.analysis.expectations import LessExpectation, OrderExpectation, window
+    from lgbench.analysis.window import Interval
+
+    printed = Claim(quote="1.16", source="table", kind="number", printed="1.16")
+    assert printed.precision == Interval(1.155, 1.165)
+    ratio = {"kind": "less", "column": "error:x", "lower": "A", "than": "B"}
+    assert window(LessExpectation(**ratio, factor=1.155, max_factor=1.165)).inside(printed.precision)
+    assert not window(LessExpectation(**ratio, factor=1.1549, max_factor=1.165)).inside(printed.precision)
+    assert not window(LessExpectation(**ratio, factor=1.155, max_factor=1.1651)).inside(printed.precision)
+    stated = Claim(quote="1.95-2.18", source="text", kind="finding", within=(1.945, 2.185))
+    order = {"kind": "order", "method": "A"}
+    assert window(OrderExpectation(**order, expected=2.065, tolerance=0.12)).inside(stated.precision)
+    assert not window(OrderExpectation(**order, expected=2.065, tolerance=0.1201)).inside(stated.precision)

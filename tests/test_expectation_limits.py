@@ -17,6 +17,7 @@ NEWTON = {"kind": "value", "method": "Rxyz-RK44", "column": "newton_per_step", "
 ACCURACY = {"kind": "less", "column": "error:com", "lower": "RV-RK44", "than": "Rxyz-RK44"}
 RESIDUAL = {"kind": "bound", "column": "max_constraint_residual"}
 MEAN_COST = {"kind": "cost_ratio", "method": "Rxyz-RK44", "than": "RV-RK44"}
+RV_CHEAPEST = {"kind": "cheapest", "methods": ["RV-RK44"]}
 
 
 @pytest.mark.parametrize("expectation, passes", [
@@ -49,6 +50,18 @@ MEAN_COST = {"kind": "cost_ratio", "method": "Rxyz-RK44", "than": "RV-RK44"}
     ({**MEAN_COST, "min": 3.01}, False),
     ({**MEAN_COST, "max": 3.01}, True),
     ({**MEAN_COST, "max": 2.99}, False),
+    # cheapest: at error 1e-8 Rxyz costs 3 * 1000**(1/4) = 16.87x RV; at 1e-6 RV's coarsest run already
+    # beats the target (its cost there, 0.1 s, is an upper bound) and Rxyz's reading is 0.675 s: 6.75x
+    ({**RV_CHEAPEST, "at_error": 1e-8, "min": 16.8}, True),
+    ({**RV_CHEAPEST, "at_error": 1e-8, "min": 16.9}, False),
+    ({**RV_CHEAPEST, "at_error": 1e-8, "max": 16.9}, True),
+    ({**RV_CHEAPEST, "at_error": 1e-8, "max": 16.8}, False),
+    ({"kind": "cheapest", "methods": ["Rxyz-RK44"], "at_error": 1e-8, "min": 1}, False),
+    ({**RV_CHEAPEST, "at_error": 1e-6, "min": 6.7, "max": 6.8}, True),
+    ({**RV_CHEAPEST, "at_error": 1e-6, "min": 6.8}, False),
+    ({**RV_CHEAPEST, "at_error": 1e-10, "min": 1e6}, True),     # only RV reaches it: no rival at all
+    ({"kind": "cheapest", "methods": ["Rxyz-RK44"], "at_error": 1e-10, "min": 1e-6}, False),  # the group misses
+    ({**RV_CHEAPEST, "at_error": 1e-13, "min": 1e-6}, False),   # nobody reaches it: nothing observed
     # fails / succeeds: Rxyz fails at 4e-4 only
     ({"kind": "succeeds", "method": "Rxyz-RK44", "h_range": [5e-5, 2e-4]}, True),
     ({"kind": "succeeds", "method": "Rxyz-RK44", "h_range": [5e-5, 4e-4]}, False),

@@ -190,7 +190,8 @@ def test_reproduction_document_is_written_from_the_study_files(monkeypatch):
     monkeypatch.chdir(ROOT)
     files = [str(path.relative_to(ROOT)) for path in STUDY_FILES]
     result = runner.invoke(app, ["findings", *files, "--evidence", "docs/evidence.json",
-                                 "--check", "docs/REPRODUCTION.md", "--check", "README.md"])
+                                 "--check", "docs/REPRODUCTION.md", "--check", "README.md",
+                                 "--check", "docs/findings.md"])
     assert result.exit_code == 0, result.output
 
 

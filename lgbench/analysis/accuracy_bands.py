@@ -17,7 +17,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat
 
 from lgbench.analysis.convergence import error_table, method_label
-from lgbench.analysis.expectations import cost_at_error
+from lgbench.analysis.expectations import cost_or_bound
 
 DEFAULT_TARGETS = (1e-3, 1e-6, 1e-9)
 """Target errors of the bands when a study names none (issue 21: 1e-3, 1e-6, 1e-9)."""
@@ -86,19 +86,18 @@ class Band:
 
 def method_cost(method: str, h, error, cpu, spread, target: float) -> MethodCost | None:
     """The cost of ``method`` at ``target`` from its runs' step sizes, errors, CPU times and timing
-    spreads; None if no run reached the target."""
+    spreads (``cost_or_bound``, for the fastest and the slowest repeats); None if no run reached it."""
     points = [(float(x), float(e), float(c), float(s) if math.isfinite(s) else 0.0)
               for x, e, c, s in zip(h, error, cpu, spread) if e > 0 and c > 0 and math.isfinite(e)
               and math.isfinite(c)]
-    if not points or min(e for _, e, _, _ in points) > target:
+    if not points:
         return None
-    hs, errors, fastest, _ = zip(*points)
-    slowest = [c * (1.0 + s) for _, _, c, s in points]
-    cost, _ = cost_at_error(hs, errors, fastest, target)
-    if not math.isnan(cost):
-        return MethodCost(method, cost, cost_at_error(hs, errors, slowest, target)[0], False)
-    coarsest = max(points)                  # every error is below the target
-    return MethodCost(method, coarsest[2], coarsest[2] * (1.0 + coarsest[3]), True)
+    hs, errors, fastest, spreads = zip(*points)
+    cost, upper_bound = cost_or_bound(hs, errors, fastest, target)
+    if math.isnan(cost):
+        return None
+    slowest, _ = cost_or_bound(hs, errors, [c * (1.0 + s) for c, s in zip(fastest, spreads)], target)
+    return MethodCost(method, cost, slowest, upper_bound)
 
 
 def accuracy_bands(runs, errors, quantity: str, measure: str,

@@ -76,8 +76,7 @@ class Claim(BaseModel):
             low, high = sorted((self.about * (1 - ABOUT), self.about * (1 + ABOUT)))
             return Interval(low, high)
         if self.printed is not None:
-            value, half_unit = _printed_value(self.printed)
-            return Interval(value - half_unit, value + half_unit)
+            return Interval(*_printed_value(self.printed))
         if self.within is not None:
             return Interval(*self.within)
         if self.at_least is not None:
@@ -106,14 +105,16 @@ class Claim(BaseModel):
 
 
 def _printed_value(text: str) -> tuple[float, float]:
-    """A number as printed and half a unit of its last printed digit."""
+    """The numbers that print as ``text``: half a unit of its last printed digit either side, computed in
+    decimal so that the ends are the decimal numbers a study file writes (1.155 and 1.165 for 1.16)."""
     try:
         number = Decimal(text.strip())
     except InvalidOperation:
         raise ValueError(f"printed: '{text}' is not a number as printed (e.g. 1.96, 2.0, 3.7e-6)") from None
     if not number.is_finite():
         raise ValueError(f"printed: '{text}' is not a finite number")
-    return float(number), 0.5 * 10.0 ** number.as_tuple().exponent
+    half_unit = Decimal(5).scaleb(number.as_tuple().exponent - 1)
+    return float(number - half_unit), float(number + half_unit)
 
 
 def unable_to_test(expectation, claim: Claim) -> str:

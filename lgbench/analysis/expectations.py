@@ -18,6 +18,11 @@ Kinds:
   [min, max]: read off the two work-precision curves at one error (``at_error``), or their geometric
   mean over the common h of a grid ("on average faster"); the form of paper 000's CPU-time findings
   (Figs. 4, 5, 8, 12, 13, 17, 21).
+- ``cheapest``: a group of methods is the cheapest at one error (``at_error``): the cost of the
+  cheapest method outside the group (``among``, default every other method) over the cost of the
+  cheapest in it, each read off its work-precision curve as ``cost_ratio`` does (a method whose coarsest
+  run already beats the target costs at most that run), within [min, max]. The form of
+  docs/findings.md's "cheapest method per accuracy band" statements.
 - ``parameter_fit``: an error at one h as a polynomial in a method parameter, fitted by least squares
   over methods that differ only in that parameter (paper 004 Fig. 10: e_omega against HHT's alpha); the
   fit's largest residual, relative to the largest error, within [min_residual, max_residual], and each
@@ -134,6 +139,28 @@ class CostRatioExpectation(_Expectation):
         return self
 
 
+class CheapestExpectation(_Expectation):
+    kind: Literal["cheapest"]
+    methods: Annotated[list[str], Field(min_length=1)]    # the group said to be the cheapest
+    at_error: PositiveFloat
+    among: list[str] = []                # the rivals; default every other method of the study
+    column: str = "cpu_s"
+    quantity: str | None = None          # error of the work-precision curves; default the study's first
+    min: PositiveFloat | None = None
+    max: PositiveFloat | None = None
+
+    @model_validator(mode="after")
+    def _has_a_bound(self):
+        if self.min is None and self.max is None:
+            raise ValueError("a cheapest expectation needs min, max or both")
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError(f"min ({self.min:g}) is above max ({self.max:g})")
+        shared = sorted(set(self.methods) & set(self.among))
+        if shared:
+            raise ValueError(f"{', '.join(shared)} both in methods and among")
+        return self
+
+
 class ParameterFitExpectation(_Expectation):
     kind: Literal["parameter_fit"]
     methods: dict[str, float]            # method -> its value of the parameter
@@ -163,7 +190,8 @@ class ParameterFitExpectation(_Expectation):
 
 
 Expectation = Annotated[Union[OrderExpectation, StatusExpectation, ValueExpectation, LessExpectation,
-                              BoundExpectation, CostRatioExpectation, ParameterFitExpectation],
+                              BoundExpectation, CostRatioExpectation, CheapestExpectation,
+                              ParameterFitExpectation],
                         Field(discriminator="kind")]
 
 
@@ -185,7 +213,7 @@ class CheckResult:
 
 WINDOW_FIELDS = {"order": ("expected", "tolerance", "at_least"), "value": ("expected", "tolerance"),
                  "less": ("factor", "max_factor"), "bound": ("min", "max"), "cost_ratio": ("min", "max"),
-                 "parameter_fit": ("min_residual", "max_residual"), "fails": (), "succeeds": ()}
+                 "cheapest": ("min", "max"), "parameter_fit": ("min_residual", "max_residual"), "fails": (), "succeeds": ()}
 """The fields of each kind that set its window rather than what it observes."""
 
 
@@ -198,7 +226,7 @@ def window(item) -> Interval:
         return Interval(item.expected - item.tolerance, item.expected + item.tolerance)
     if item.kind == "less":
         return Interval(item.factor, math.inf if item.max_factor is None else item.max_factor, low_open=True)
-    if item.kind in ("bound", "cost_ratio"):
+    if item.kind in ("bound", "cost_ratio", "cheapest"):
         return Interval(-math.inf if item.min is None else item.min, math.inf if item.max is None else item.max)
     if item.kind == "parameter_fit":
         return Interval(item.min_residual or 0.0, math.inf if item.max_residual is None else item.max_residual)
@@ -267,7 +295,7 @@ def check(study, runs, errors) -> list[CheckResult]:
     results = []
     for item in study.expectations:
         methods = [getattr(item, "method", None), getattr(item, "lower", None), getattr(item, "than", None)]
-        methods += list(getattr(item, "methods", []))
+        methods += list(getattr(item, "methods", [])) + list(getattr(item, "among", []))
         missing = [m for m in methods if m and m not in known]
         if missing:
             results.append(replace(_result(item, _describe(item), f"no runs of {', '.join(missing)}", None),
@@ -293,6 +321,9 @@ def _describe(item) -> str:
         where = (f"at {item.quantity or 'error'} = {item.at_error:g}" if item.at_error is not None
                  else "geometric mean over the common h")
         return f"{item.column} of {item.method} / {item.than}, {where}"
+    if item.kind == "cheapest":
+        return (f"{item.column} of the cheapest of {', '.join(item.among) or 'the other methods'} / the cheapest of "
+                f"{', '.join(item.methods)}, at {item.quantity or 'error'} = {item.at_error:g}")
     return f"{item.column} of {', '.join(item.methods) or 'all methods'} within bounds"
 
 
@@ -437,6 +468,46 @@ def _cost_ratio(item, study, runs, errors) -> CheckResult:
     return _result(item, _describe(item), observed, (ratio, ratio))
 
 
+def cost_or_bound(h, error, cost, target: float) -> tuple[float, bool]:
+    """A method's cost at error ``target`` and whether it is an upper bound: read off its work-precision
+    curve (``cost_at_error``), or, where its coarsest run already beats the target, that run's cost (the
+    method would be cheaper still at a larger step). NaN if no run reaches the target."""
+    points = [(float(x), float(e), float(c)) for x, e, c in zip(h, error, cost)
+              if e > 0 and c > 0 and math.isfinite(e) and math.isfinite(c)]
+    if not points or min(e for _, e, _ in points) > target:
+        return math.nan, False
+    value, _ = cost_at_error(*zip(*points), target)
+    if not math.isnan(value):
+        return value, False
+    return max(points)[2], True
+
+
+def _cheapest(item, study, runs, errors) -> CheckResult:
+    quantity = item.quantity or study.errors[0].quantity
+    rivals = item.among or sorted({method_label(f, i) for f, i in zip(runs["formulation"], runs["integrator"])}
+                                  - set(item.methods))
+    costs = {}
+    for method in [*item.methods, *rivals]:
+        cost = _column(runs, errors, item.column, method, study)
+        error = _column(runs, errors, f"error:{quantity}", method, study)
+        hs = [h for h in cost if h in error and not math.isnan(cost[h]) and not math.isnan(error[h])]
+        costs[method] = cost_or_bound(hs, [error[h] for h in hs], [cost[h] for h in hs], item.at_error)
+    group = [(c, bound, m) for m, (c, bound) in costs.items() if m in item.methods and not math.isnan(c)]
+    others = [(c, bound, m) for m, (c, bound) in costs.items() if m not in item.methods and not math.isnan(c)]
+    if not group and not others:
+        return _result(item, _describe(item), f"no method reaches {item.at_error:g}", None)
+    if not group:
+        ratio, observed = 0.0, f"none of the group reaches {item.at_error:g}; {min(others)[2]} does"
+    elif not others:
+        ratio, observed = math.inf, f"no other method reaches {item.at_error:g}"
+    else:
+        (best, bound, name), (rival, rival_bound, rival_name) = min(group), min(others)
+        ratio = rival / best
+        observed = (f"{ratio:.3g} ({rival_name} {'<= ' if rival_bound else ''}{_fmt(rival)} / "
+                    f"{name} {'<= ' if bound else ''}{_fmt(best)})")
+    return _result(item, _describe(item), observed, (ratio, ratio))
+
+
 def parameter_fit(parameters, values, powers) -> tuple[np.ndarray, float]:
     """Least-squares coefficients of sum_k c_k p^powers[k] through (parameters, values), and the largest
     residual relative to the largest |value|."""
@@ -476,4 +547,5 @@ def _parameter_fit(item, study, runs, errors) -> CheckResult:
 
 
 _EVALUATORS = {"order": _order, "fails": _status, "succeeds": _status, "value": _value, "less": _less,
-               "bound": _bound, "cost_ratio": _cost_ratio, "parameter_fit": _parameter_fit}
+               "bound": _bound, "cost_ratio": _cost_ratio, "cheapest": _cheapest,
+               "parameter_fit": _parameter_fit}

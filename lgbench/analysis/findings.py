@@ -14,6 +14,9 @@ in a set of results (``grade``), never written by hand:
   is lost from the text copy and the paper states nothing about it that lgbench tests);
 - *not reproduced*: lgbench does not compute it.
 
+Findings of ``paper: lgbench`` (``OWN``) are lgbench's own comparisons beyond the papers, the statements
+of docs/findings.md, graded by the same rule: their claims quote that document.
+
 The results are those of a result folder (``lgbench check``, the front page of ``lgbench reproduce``) or
 the record of the last full reproduction (``docs/evidence.json``, for docs/REPRODUCTION.md).
 """
@@ -28,6 +31,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from lgbench.analysis.claims import Claim, ClaimKind, ClaimState, claim_state
 from lgbench.analysis.expectations import CheckResult
+
+
+OWN = "lgbench"
+"""The ``paper`` of a finding that is one of lgbench's own comparisons (docs/findings.md), not a paper's."""
 
 
 class Verdict(str, Enum):
@@ -56,7 +63,7 @@ class _Strict(BaseModel):
 class Finding(_Strict):
     """One published figure or table, what the study shows of it, and the paper's claims about it."""
 
-    paper: Annotated[str, Field(pattern=r"^\d{3}$")]     # as in ../shared/papers/README.md, e.g. "000"
+    paper: Annotated[str, Field(pattern=rf"^(\d{{3}}|{OWN})$")]   # as in ../shared/papers/README.md, or OWN
     item: Annotated[str, Field(min_length=1, max_length=80)]   # "Fig. 3 left", "Table 4, RV column"
     shows: Annotated[str, Field(min_length=1)]           # what the paper's item shows
     counterpart: str = ""                                # lgbench's figure file or report table

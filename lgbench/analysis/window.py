@@ -10,6 +10,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+SAME_DECIMAL = 1e-12
+"""Ends closer than this (relative) are the same number written in decimal: an expectation's window
+(expected +- tolerance) and a claim's precision are computed in binary from decimals a study file writes."""
 MUTATION_STEP = 1e-6
 """How far beyond a finite end ``just_outside`` steps, relative to the end (absolute at 0)."""
 
@@ -37,8 +40,9 @@ class Interval:
 
     def inside(self, other: Interval) -> bool:
         """Whether every value of this interval lies in ``other``."""
-        low_ok = (self.low > other.low or (self.low == other.low and (self.low_open or not other.low_open)))
-        high_ok = (self.high < other.high or (self.high == other.high and (self.high_open or not other.high_open)))
+        low_same, high_same = _same(self.low, other.low), _same(self.high, other.high)
+        low_ok = (self.low > other.low and not low_same) or (low_same and (self.low_open or not other.low_open))
+        high_ok = (self.high < other.high and not high_same) or (high_same and (self.high_open or not other.high_open))
         return low_ok and high_ok
 
     def just_outside(self) -> list[float]:
@@ -54,14 +58,21 @@ class Interval:
     def text(self) -> str:
         """``[1.7, 2.3]``, ``> 1``, ``<= 1e-10``, ``= 1``."""
         if self.low == self.high:
-            return f"= {self.low:.4g}"
+            return f"= {self.low:.6g}"
         if math.isinf(self.low) and math.isinf(self.high):
             return "any value"
         if math.isinf(self.high):
-            return f"{'>' if self.low_open else '>='} {self.low:.4g}"
+            return f"{'>' if self.low_open else '>='} {self.low:.6g}"
         if math.isinf(self.low):
-            return f"{'<' if self.high_open else '<='} {self.high:.4g}"
-        return f"{'(' if self.low_open else '['}{self.low:.4g}, {self.high:.4g}{')' if self.high_open else ']'}"
+            return f"{'<' if self.high_open else '<='} {self.high:.6g}"
+        return f"{'(' if self.low_open else '['}{self.low:.6g}, {self.high:.6g}{')' if self.high_open else ']'}"
+
+
+def _same(a: float, b: float) -> bool:
+    """Whether two ends are the same decimal number (``SAME_DECIMAL``); infinite ends only if equal."""
+    if math.isinf(a) or math.isinf(b):
+        return a == b
+    return abs(a - b) <= SAME_DECIMAL * max(abs(a), abs(b))
 
 
 def _step(value: float) -> float:

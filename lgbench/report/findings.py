@@ -4,7 +4,8 @@ verdict is shown as it stands in the results.
 
 In docs/REPRODUCTION.md the generated tables sit between the lines ``<!-- findings KEY -->`` and
 ``<!-- end findings KEY -->`` (KEY a paper number such as ``000``, ``studies`` or ``open``); everything
-else in the document is written by hand.
+else in the document is written by hand. lgbench's own comparisons (``paper: lgbench``) have their
+tables in docs/findings.md (keys ``lgbench`` and ``lgbench_claims``) and are not counted with the papers'.
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lgbench.analysis.claims import ClaimState, observed_text
-from lgbench.analysis.findings import Assessment, Verdict, item_order, verdict_counts
+from lgbench.analysis.findings import OWN, Assessment, Verdict, item_order, verdict_counts
 from lgbench.report.document import Image, Link, Marked, Table, Tone
 
 STUDIES_KEY = "studies"
@@ -25,6 +26,8 @@ CLAIMS_KEY = "claims"
 """The marker key of the table of every claim: quote, precision, observed value, outcome."""
 COUNTS_KEY = "counts"
 """The marker key of the verdicts counted by paper (the README's)."""
+OWN_CLAIMS_KEY = f"{OWN}_claims"
+"""The marker key of the table of every claim of lgbench's own comparisons (docs/findings.md)."""
 
 _TONE = {Verdict.REPRODUCED: Tone.GOOD, Verdict.TREND: Tone.WARN, Verdict.DRAWN: Tone.WARN,
          Verdict.DIFFERS: Tone.BAD, Verdict.NOT_REPRODUCED: Tone.WARN, None: Tone.WARN}
@@ -46,6 +49,11 @@ def by_paper(assessments: Sequence[Assessment]) -> dict[str, list[Assessment]]:
     for item in sorted(assessments, key=lambda a: (a.finding.paper, item_order(a.finding.item))):
         papers.setdefault(item.finding.paper, []).append(item)
     return papers
+
+
+def group_title(paper: str) -> str:
+    """How a group of findings is headed: ``Paper 000``, or lgbench's own comparisons."""
+    return "lgbench's own comparisons (docs/findings.md)" if paper == OWN else f"Paper {paper}"
 
 
 def claims_text(item: Assessment) -> str:
@@ -79,7 +87,13 @@ def open_table(assessments: Sequence[Assessment]) -> Table:
     return Table(["paper", "figure/table", "study", "verdict"], rows, text=True)
 
 
-def claims_table(assessments: Sequence[Assessment]) -> Table:
+def own_table(items: list[Assessment]) -> Table:
+    """docs/findings.md's table of its statements: section, the statement, the study, the computed verdict."""
+    rows = [[a.finding.item, a.finding.shows, f"`{a.study}`", _verdict_cell(a)] for a in items]
+    return Table(["section", "statement", "study", "verdict"], rows, text=True)
+
+
+def claims_table(assessments: Sequence[Assessment], says: str = "the paper says") -> Table:
     """Every claim of every finding: where, the quote, its kind and precision, the expectations that test
     it with their windows and observed values, and the outcome."""
     rows = []
@@ -90,18 +104,24 @@ def claims_table(assessments: Sequence[Assessment]) -> Table:
                 observed = observed_text(claim, item.results or {}) or "–"
                 rows.append([f"{item.finding.paper} {item.finding.item}", claim.source, f"\"{claim.quote}\"",
                              claim.kind.value, claim.precision_text, tests, observed, state.value])
-    return Table(["finding", "where", "the paper says", "kind", "precision", "tested by", "observed",
+    return Table(["finding", "where", says, "kind", "precision", "tested by", "observed",
                   "outcome"], rows, text=True)
 
 
 def document_tables(studies: list[StudyEntry], assessments: Sequence[Assessment]) -> dict[str, Table]:
-    """Every generated table of docs/REPRODUCTION.md by marker key: one per paper, the studies, the
-    findings that differ or are not reproduced, and every claim."""
-    tables = {paper: document_table(items) for paper, items in by_paper(assessments).items()}
+    """Every generated table by marker key: of docs/REPRODUCTION.md one per paper, the studies, the findings
+    that differ or are not reproduced, every claim and the counts; of docs/findings.md lgbench's own
+    comparisons and their claims."""
+    papers = [item for item in assessments if item.finding.paper != OWN]
+    own = [item for item in assessments if item.finding.paper == OWN]
+    tables = {paper: document_table(items) for paper, items in by_paper(papers).items()}
     tables[STUDIES_KEY] = studies_table(studies, assessments)
-    tables[OPEN_KEY] = open_table(assessments)
-    tables[CLAIMS_KEY] = claims_table(assessments)
-    tables[COUNTS_KEY] = counts_table(assessments)
+    tables[OPEN_KEY] = open_table(papers)
+    tables[CLAIMS_KEY] = claims_table(papers)
+    tables[COUNTS_KEY] = counts_table(papers)
+    if own:
+        tables[OWN] = own_table(by_paper(own)[OWN])
+        tables[OWN_CLAIMS_KEY] = claims_table(own, "docs/findings.md says")
     return tables
 
 

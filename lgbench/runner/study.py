@@ -531,7 +531,8 @@ _PATTERN_MEANING = {
     ("tableaus", "name"): ("tableau name (it names the integrators NAME and NAME-index1)",
                            "letters, digits, '_', '.', '+', starting with a letter"),
     ("expectations", "id"): ("expectation id", "lower-case letters, digits, '_', '.', '-'"),
-    ("findings", "paper"): ("paper number", "three digits, as in ../shared/papers/README.md: 000 ... 004"),
+    ("findings", "paper"): ("paper number", "three digits, as in ../shared/papers/README.md: 000 ... 004, "
+                                            "or lgbench for docs/findings.md"),
     ("findings", "expectations"): ("expectation id", "lower-case letters, digits, '_', '.', '-'"),
     ("findings", "figures"): ("figure file name", "a PNG file name of RESULTS/figures, without folders"),
     ("findings", "section"): ("section key", "lower-case letters and digits, e.g. free, p002"),
