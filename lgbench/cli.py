@@ -291,7 +291,7 @@ def check(results_dir: Annotated[Path, typer.Argument(metavar="RESULTS_DIR", hel
     grid = _grid_run_ids(study)
     _require_grid_runs(results_dir, grid, runs)
     _require_error_rows(store, study, runs, errors, grid)
-    results = check_expectations(study, runs, errors)
+    results = check_expectations(study, runs, errors, store.series_frame)
     claim_tests = tests_of_claims(study)
     typer.echo(_check_report(study.name, results, claim_tests))
     guards = [result for result in results if result.id not in claim_tests]
@@ -665,7 +665,7 @@ def _full_results(study, folder: Path):
     store = ResultStore(folder / study.name)
     if not store.runs_path.exists():
         return None
-    return check_expectations(study, store.runs_frame(), store.errors_frame())
+    return check_expectations(study, store.runs_frame(), store.errors_frame(), store.series_frame)
 
 
 def _recorded(studies, path: Path) -> dict:

@@ -4,12 +4,13 @@ failed; Rxyz's Newton count 2.53 at h = 5e-5; constraint residuals 1e-12 ... 4e-
 CPU time at every h). A planted bug in one comparison of ``lgbench.analysis.expectations`` fails here."""
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 from test_check import _fixture_frames, _fixture_study
 
 from lgbench.analysis.convergence import error_table
-from lgbench.analysis.expectations import check
+from lgbench.analysis.expectations import check, series_statistic
 from lgbench.integrators.adaptive import ADAPTIVE_DEFAULTS
 from lgbench.integrators.adaptive_steps import next_step_size, step_control
 
@@ -123,3 +124,51 @@ def test_the_controller_proposes_the_step_of_eqs_b19_to_b21(err, expected):
 
 def test_the_controller_never_proposes_more_than_h_max():
     assert next_step_size.py_func(CONTROL, 8e-3, 1e-6, 1e-2) == pytest.approx(1e-2)
+
+
+def _series(run_id):
+    """Time series of the fixture's runs: com_x = sin(2 pi f t) with f = 5 Hz for RV, 20 Hz for Rxyz, over
+    1 s at 1001 samples, plus 0.3 (a mean the period ignores); omega_x = 2 cos(2 pi t) for both."""
+    t = np.linspace(0.0, 1.0, 1001)
+    frequency = 5.0 if run_id.startswith("RV") else 20.0
+    return pd.DataFrame({"t": t, "com_x": 0.3 + np.sin(2 * np.pi * frequency * t), "omega_x": 2 * np.cos(2 * np.pi * t)})
+
+
+SERIES = {"kind": "series", "method": "RV-RK44", "h": 1e-4, "output": "com_x"}
+
+
+@pytest.mark.parametrize("expectation, passes", [
+    ({**SERIES, "statistic": "period", "min": 0.199, "max": 0.201}, True),
+    ({**SERIES, "statistic": "period", "min": 0.201}, False),
+    ({**SERIES, "statistic": "period", "max": 0.199}, False),
+    ({**SERIES, "statistic": "frequency", "min": 4.99, "max": 5.01}, True),
+    ({**SERIES, "statistic": "max_abs", "min": 1.299, "max": 1.301}, True),
+    ({**SERIES, "statistic": "range", "min": 1.999, "max": 2.001}, True),
+    ({**SERIES, "statistic": "range", "max": 1.99}, False),
+    # against another run (Rxyz: 4x the frequency) and another output (omega_x: 1 Hz)
+    ({**SERIES, "statistic": "frequency", "than": {"method": "Rxyz-RK44"}, "min": 0.249, "max": 0.251}, True),
+    ({**SERIES, "statistic": "frequency", "than": {"output": "omega_x"}, "min": 4.99, "max": 5.01}, True),
+    ({**SERIES, "statistic": "frequency", "than": {"output": "omega_x"}, "max": 4.9}, False),
+    # omega_x has one period over the second: two zero crossings, one half-period apart
+    ({**SERIES, "output": "omega_x", "statistic": "period", "min": 0.99, "max": 1.01}, True),
+    ({**SERIES, "h": 4e-4, "method": "Rxyz-RK44", "statistic": "max_abs", "min": 0}, False),   # a failed run
+    ({**SERIES, "output": "no_such_output", "statistic": "max_abs", "min": 0}, False),
+])
+def test_the_series_kind_passes_inside_and_fails_outside_each_limit(tmp_path, expectation, passes):
+    study = _fixture_study(tmp_path, [expectation])
+    runs, errors = _fixture_frames()
+    (result,) = check(study, runs, errors, _series)
+    assert result.passed is passes, result
+
+
+def test_a_series_expectation_is_not_checked_without_the_series(tmp_path):
+    study = _fixture_study(tmp_path, [{**SERIES, "statistic": "period", "min": 0.1}])
+    runs, errors = _fixture_frames()
+    (result,) = check(study, runs, errors)
+    assert not result.complete and result.statistic is None
+
+
+def test_a_series_with_fewer_than_two_zero_crossings_has_no_period():
+    t = np.linspace(0.0, 1.0, 101)
+    assert math.isnan(series_statistic(t, t ** 2, "period"))
+    assert math.isnan(series_statistic(t, np.full(101, math.nan), "max_abs"))

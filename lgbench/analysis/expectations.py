@@ -23,6 +23,11 @@ Kinds:
   cheapest in it, each read off its work-precision curve as ``cost_ratio`` does (a method whose coarsest
   run already beats the target costs at most that run), within [min, max]. The form of
   docs/findings.md's "cheapest method per accuracy band" statements.
+- ``series``: a statistic of one output's time series (series/RUN.csv) of one run (method, h) over a time
+  window - its ``period`` (twice the mean spacing of the zero crossings of the output less its mean),
+  ``frequency`` (1 / period), largest absolute value ``max_abs`` or ``range`` (max - min) - or, with
+  ``than``, its ratio to the same statistic of another run or output; within [min, max]. For the papers'
+  statements about a solution's shape over time (a precession period, "much higher frequencies").
 - ``parameter_fit``: an error at one h as a polynomial in a method parameter, fitted by least squares
   over methods that differ only in that parameter (paper 004 Fig. 10: e_omega against HHT's alpha); the
   fit's largest residual, relative to the largest error, within [min_residual, max_residual], and each
@@ -161,6 +166,40 @@ class CheapestExpectation(_Expectation):
         return self
 
 
+SERIES_STATISTICS = ("period", "frequency", "max_abs", "range")
+"""What a ``series`` expectation measures of an output's time series."""
+
+
+class SeriesReading(_Strict):
+    """The run and output a ``series`` expectation divides by; each field defaults to the expectation's."""
+
+    method: str | None = None
+    h: PositiveFloat | None = None
+    output: str | None = None
+
+
+class SeriesExpectation(_Expectation):
+    kind: Literal["series"]
+    method: str
+    h: PositiveFloat
+    output: Annotated[str, Field(min_length=1)]          # a column of the run's series file, e.g. com_x
+    statistic: Literal[SERIES_STATISTICS]
+    t_range: tuple[float, float] | None = None           # the time window (default the whole run)
+    than: SeriesReading | None = None
+    min: float | None = None
+    max: float | None = None
+
+    @model_validator(mode="after")
+    def _has_a_bound(self):
+        if self.min is None and self.max is None:
+            raise ValueError("a series expectation needs min, max or both")
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError(f"min ({self.min:g}) is above max ({self.max:g})")
+        if self.t_range is not None and not self.t_range[0] < self.t_range[1]:
+            raise ValueError(f"t_range: {self.t_range[0]:g} is not below {self.t_range[1]:g}")
+        return self
+
+
 class ParameterFitExpectation(_Expectation):
     kind: Literal["parameter_fit"]
     methods: dict[str, float]            # method -> its value of the parameter
@@ -191,7 +230,7 @@ class ParameterFitExpectation(_Expectation):
 
 Expectation = Annotated[Union[OrderExpectation, StatusExpectation, ValueExpectation, LessExpectation,
                               BoundExpectation, CostRatioExpectation, CheapestExpectation,
-                              ParameterFitExpectation],
+                              SeriesExpectation, ParameterFitExpectation],
                         Field(discriminator="kind")]
 
 
@@ -213,7 +252,7 @@ class CheckResult:
 
 WINDOW_FIELDS = {"order": ("expected", "tolerance", "at_least"), "value": ("expected", "tolerance"),
                  "less": ("factor", "max_factor"), "bound": ("min", "max"), "cost_ratio": ("min", "max"),
-                 "cheapest": ("min", "max"), "parameter_fit": ("min_residual", "max_residual"), "fails": (), "succeeds": ()}
+                 "cheapest": ("min", "max"), "series": ("min", "max"), "parameter_fit": ("min_residual", "max_residual"), "fails": (), "succeeds": ()}
 """The fields of each kind that set its window rather than what it observes."""
 
 
@@ -226,7 +265,7 @@ def window(item) -> Interval:
         return Interval(item.expected - item.tolerance, item.expected + item.tolerance)
     if item.kind == "less":
         return Interval(item.factor, math.inf if item.max_factor is None else item.max_factor, low_open=True)
-    if item.kind in ("bound", "cost_ratio", "cheapest"):
+    if item.kind in ("bound", "cost_ratio", "cheapest", "series"):
         return Interval(-math.inf if item.min is None else item.min, math.inf if item.max is None else item.max)
     if item.kind == "parameter_fit":
         return Interval(item.min_residual or 0.0, math.inf if item.max_residual is None else item.max_residual)
@@ -284,8 +323,10 @@ def _fmt(x: float) -> str:
     return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3g}"
 
 
-def check(study, runs, errors) -> list[CheckResult]:
-    """Evaluate every expectation of ``study`` on the runs.csv / errors.csv DataFrames.
+def check(study, runs, errors, series=None) -> list[CheckResult]:
+    """Evaluate every expectation of ``study`` on the runs.csv / errors.csv DataFrames, and ``series``
+    expectations on the time series ``series(run_id)`` returns (a DataFrame, None if the run has none;
+    without ``series`` they are not evaluated).
 
     ``study`` is read as plain data: its ``expectations`` and its ``errors`` (each with ``quantity``
     and ``label``, the errors.csv measure), as the runner's ``Study`` has them.
@@ -294,12 +335,17 @@ def check(study, runs, errors) -> list[CheckResult]:
     known = {method_label(f, i) for f, i in zip(runs["formulation"], runs["integrator"])}
     results = []
     for item in study.expectations:
-        methods = [getattr(item, "method", None), getattr(item, "lower", None), getattr(item, "than", None)]
+        than = getattr(item, "than", None)
+        methods = [getattr(item, "method", None), getattr(item, "lower", None),
+                   than.method if isinstance(than, SeriesReading) else than]
         methods += list(getattr(item, "methods", [])) + list(getattr(item, "among", []))
         missing = [m for m in methods if m and m not in known]
         if missing:
             results.append(replace(_result(item, _describe(item), f"no runs of {', '.join(missing)}", None),
                                    complete=False))
+            continue
+        if item.kind == "series":
+            results.append(_series(item, runs, series))
             continue
         results.append(_EVALUATORS[item.kind](item, study, runs, errors))
     return results
@@ -321,6 +367,12 @@ def _describe(item) -> str:
         where = (f"at {item.quantity or 'error'} = {item.at_error:g}" if item.at_error is not None
                  else "geometric mean over the common h")
         return f"{item.column} of {item.method} / {item.than}, {where}"
+    if item.kind == "series":
+        than = item.than
+        over = "" if than is None else (f" / the same of {than.output or item.output} of {than.method or item.method}"
+                                         f" at h = {than.h or item.h:g}")
+        window_text = "" if item.t_range is None else f" over t in [{item.t_range[0]:g}, {item.t_range[1]:g}]"
+        return f"{item.statistic} of {item.output} of {item.method} at h = {item.h:g}{window_text}{over}"
     if item.kind == "cheapest":
         return (f"{item.column} of the cheapest of {', '.join(item.among) or 'the other methods'} / the cheapest of "
                 f"{', '.join(item.methods)}, at {item.quantity or 'error'} = {item.at_error:g}")
@@ -506,6 +558,59 @@ def _cheapest(item, study, runs, errors) -> CheckResult:
         observed = (f"{ratio:.3g} ({rival_name} {'<= ' if rival_bound else ''}{_fmt(rival)} / "
                     f"{name} {'<= ' if bound else ''}{_fmt(best)})")
     return _result(item, _describe(item), observed, (ratio, ratio))
+
+
+def series_statistic(t, x, statistic: str) -> float:
+    """``statistic`` (``SERIES_STATISTICS``) of the samples ``x`` at times ``t``; NaN where it is undefined
+    (a period needs two zero crossings of x less its mean, found by linear interpolation)."""
+    t, x = np.asarray(t, dtype=float), np.asarray(x, dtype=float)
+    if x.size == 0 or not np.all(np.isfinite(x)):
+        return math.nan
+    if statistic == "max_abs":
+        return float(np.max(np.abs(x)))
+    if statistic == "range":
+        return float(np.max(x) - np.min(x))
+    y = x - np.mean(x)
+    k = np.nonzero(np.signbit(y[:-1]) != np.signbit(y[1:]))[0]
+    if k.size < 2:
+        return math.nan
+    crossings = t[k] - y[k] * (t[k + 1] - t[k]) / (y[k + 1] - y[k])
+    period = 2.0 * float(np.mean(np.diff(crossings)))
+    return period if statistic == "period" else 1.0 / period
+
+
+def _series_value(runs, series, method: str, h: float, output: str, statistic: str,
+                  t_range) -> tuple[float, str]:
+    """The statistic of one output of the ok run of ``method`` at ``h``, and why it is NaN."""
+    rows = _method_rows(runs, method)
+    rows = rows[[math.isclose(float(x), h, rel_tol=1e-9) for x in rows["h"]]]
+    ok = rows[rows["status"] == "ok"]
+    if ok.empty:
+        return math.nan, f"{method} has no ok run at h = {h:g}"
+    frame = series(str(ok["run_id"].iloc[-1]))
+    if frame is None or output not in frame.columns:
+        return math.nan, f"{method} at h = {h:g}: no series of {output}"
+    t, x = frame["t"].to_numpy(dtype=float), frame[output].to_numpy(dtype=float)
+    if t_range is not None:
+        inside = (t >= t_range[0]) & (t <= t_range[1])
+        t, x = t[inside], x[inside]
+    value = series_statistic(t, x, statistic)
+    return value, "" if math.isfinite(value) else f"{method} at h = {h:g}: no {statistic} of {output}"
+
+
+def _series(item, runs, series) -> CheckResult:
+    if series is None:
+        return replace(_result(item, _describe(item), "series not read", None), complete=False)
+    value, why = _series_value(runs, series, item.method, item.h, item.output, item.statistic, item.t_range)
+    if item.than is not None and not why:
+        than = item.than
+        divisor, why = _series_value(runs, series, than.method or item.method, than.h or item.h,
+                                     than.output or item.output, item.statistic, item.t_range)
+        value = value / divisor if not why and divisor != 0 else math.nan
+        why = why or ("" if math.isfinite(value) else "division by zero")
+    if why:
+        return _result(item, _describe(item), why, None)
+    return _result(item, _describe(item), _fmt(value), (value, value))
 
 
 def parameter_fit(parameters, values, powers) -> tuple[np.ndarray, float]:

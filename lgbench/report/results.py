@@ -60,7 +60,7 @@ class ResultFolder:
         """Verdicts of the study's expectations (``lgbench check``); None without study.yaml."""
         if self.study is None:
             return None
-        return check(self.study, self.raw_runs, self.errors)
+        return check(self.study, self.raw_runs, self.errors, ResultStore(self.path).series_frame)
 
     @cached_property
     def findings(self) -> list[Assessment]:

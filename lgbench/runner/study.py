@@ -820,10 +820,14 @@ def _check_expectations(study: Study, file: str) -> None:
         field = f"expectations[{index}]"
         for key in ("method", "lower", "than"):
             name = getattr(item, key, None)
-            if name is not None:
+            if isinstance(name, str):
                 check_name(name, labels, "method of this study", f"{field}.{key}", file)
-        for position, name in enumerate(getattr(item, "methods", [])):
-            check_name(name, labels, "method of this study", f"{field}.methods[{position}]", file)
+        than_method = getattr(getattr(item, "than", None), "method", None)
+        if than_method is not None:
+            check_name(than_method, labels, "method of this study", f"{field}.than.method", file)
+        for key in ("methods", "among"):
+            for position, name in enumerate(getattr(item, key, [])):
+                check_name(name, labels, "method of this study", f"{field}.{key}[{position}]", file)
         quantity = getattr(item, "quantity", None)
         if quantity is not None:
             check_name(quantity, quantities, "error quantity of this study", f"{field}.quantity", file)

@@ -251,6 +251,11 @@ class ResultStore:
         """The run ids that have a series file."""
         return {path.stem for path in self.series_directory.glob("*.csv")}
 
+    def series_frame(self, run_id: str):
+        """A run's time series (column ``t`` and one per output) as a DataFrame; None without a file."""
+        path = self.series_directory / f"{run_id}.csv"
+        return read_frame(path) if path.exists() else None
+
     def record(self, run_row: Mapping[str, Any], error_rows: list[Mapping[str, Any]]) -> None:
         """Store one finished run: its error rows first, then its runs row, which marks it done.
 
