@@ -1,4 +1,4 @@
-"""Paper 000's "differs" rows computed with the paper's own code, Exudyn, beside lgbench (issue 48, item 5).
+"""Paper 000's "differs" rows computed with the paper's own code, Exudyn, beside lgbench.
 
     .venv/bin/python -m benchmarks.peer_findings [--only NAME] [--results DIR]
 

@@ -31,7 +31,7 @@ from lgbench.models.puma560 import DEFAULTS, LINK1_REGULARISED_MASS, N_JOINTS
 
 FORMULATIONS = ("RV", "EP", "Rxyz")
 STEP = 1e-3
-"""Step size of the comparison (issue 17's table: generalized-alpha, h = 1e-3, full Newton)."""
+"""Step size of the comparison (generalized-alpha, h = 1e-3, full Newton)."""
 ANGLES = tuple(f"phi_{k}" for k in range(1, N_JOINTS + 1))
 
 

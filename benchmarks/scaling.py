@@ -1,4 +1,4 @@
-"""Per-step CPU cost against the number of bodies: a chain of N rigid links (issue 9, item 3).
+"""Per-step CPU cost against the number of bodies: a chain of N rigid links.
 
     .venv/bin/python benchmarks/scaling.py                 # N = 1, 2, 4, ..., 64
     .venv/bin/python benchmarks/scaling.py --max-n 128 --repeats 7

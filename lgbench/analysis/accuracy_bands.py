@@ -1,4 +1,4 @@
-"""The cheapest method per accuracy band (issue 21): for each target error, which formulation x
+"""The cheapest method per accuracy band: for each target error, which formulation x
 integrator of a study reached it for the least CPU time, and what the runner-up costs.
 
 A method's cost at a target is read off its work-precision curve (``cost_at_error``: log CPU time
@@ -20,7 +20,7 @@ from lgbench.analysis.convergence import error_table, method_label
 from lgbench.analysis.expectations import cost_or_bound
 
 DEFAULT_TARGETS = (1e-3, 1e-6, 1e-9)
-"""Target errors of the bands when a study names none (issue 21: 1e-3, 1e-6, 1e-9)."""
+"""Target errors of the bands when a study names none."""
 
 
 class AccuracyBandRequest(BaseModel):

@@ -132,7 +132,7 @@ def _errors(document: Document, results: ResultFolder) -> None:
 
 
 def _accuracy_bands(document: Document, results: ResultFolder) -> None:
-    """The cheapest method per target error (issue 21)."""
+    """The cheapest method per target error."""
     bands = results.accuracy_bands
     if bands is None:
         return
