@@ -38,6 +38,8 @@ def assemble_positions(system: SystemArrays, q: np.ndarray, tolerance: float = 1
         phi, B = constraint_state(system, q)
         if phi.size == 0 or np.max(np.abs(phi)) <= tolerance:
             return q
+        if not (np.all(np.isfinite(phi)) and np.all(np.isfinite(B))):
+            break
         step = np.zeros(B.shape[1])
         step[free] = -np.linalg.lstsq(B[:, free], phi, rcond=None)[0]
         if q.shape[0] != step.shape[0]:
@@ -51,7 +53,7 @@ def assemble_positions(system: SystemArrays, q: np.ndarray, tolerance: float = 1
         q = moved.copy()
     phi, _ = constraint_state(system, q)
     raise InputError(f"the initial positions cannot be assembled: ||Phi|| = {np.max(np.abs(phi)):.2e} "
-                     f"after {max_iterations} iterations (check joint points and axes)", field="initial state")
+                     f"(check joint points, axes and lengths: can the joints close at all?)", field="initial state")
 
 
 def project_velocities(system: SystemArrays, q: np.ndarray, v: np.ndarray,

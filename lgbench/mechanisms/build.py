@@ -78,6 +78,20 @@ class Values:
             raise InputError(f"must be positive, got {number:g}", field=field)
         return number
 
+    def non_negative(self, value: Any, field: str) -> float:
+        """A stiffness, a damping, a rest length or a gain: no element of a mechanism has a negative one."""
+        number = self.scalar(value, field)
+        if number < 0.0:
+            raise InputError(f"must be zero or positive, got {number:g}", field=field)
+        return number
+
+    def non_negative_vector(self, value: Any, field: str) -> np.ndarray:
+        vector = self.vector(value, field)
+        for k, number in enumerate(vector):
+            if number < 0.0:
+                raise InputError(f"must be zero or positive, got {number:g}", field=f"{field}[{k}]")
+        return vector
+
 
 def orientation_matrix(orientation: Any, values: Values, field: str) -> np.ndarray:
     """R of one of the four forms; a rotation matrix must be orthonormal with det +1 (to 1e-9) and a
@@ -268,12 +282,12 @@ def _add_force(builder: SystemBuilder, mechanism: Mechanism, k: int, index, pose
             point = values.vector(getattr(force, point_field), f"{field}.{point_field}")
             points.append(poses[name].local_point(point) if force.frame == "global" else point)
             written.append(poses[name].R @ points[-1] + poses[name].x)
-        rest = (values.scalar(force.rest_length, f"{field}.rest_length") if force.rest_length is not None
+        rest = (values.non_negative(force.rest_length, f"{field}.rest_length") if force.rest_length is not None
                 else float(np.linalg.norm(written[0] - written[1])))
         try:
             return builder.add_line_spring_damper(index[body], points[0], index[other], points[1],
-                                                  values.scalar(force.stiffness, f"{field}.stiffness"),
-                                                  values.scalar(force.damping, f"{field}.damping"), rest)
+                                                  values.non_negative(force.stiffness, f"{field}.stiffness"),
+                                                  values.non_negative(force.damping, f"{field}.damping"), rest)
         except InputError as error:
             raise _under(field, error) from None
     if isinstance(force, PointForce):
@@ -289,7 +303,8 @@ def _add_force(builder: SystemBuilder, mechanism: Mechanism, k: int, index, pose
         else:
             point = values.vector(force.point, f"{field}.point")
             point = pose.local_point(point) if force.frame == "global" else point
-        stiffness, damping = (values.vector(getattr(force, name), f"{field}.{name}") for name in ("stiffness", "damping"))
+        stiffness, damping = (values.non_negative_vector(getattr(force, name), f"{field}.{name}")
+                              for name in ("stiffness", "damping"))
         try:
             return builder.add_point_spring_damper(index[force.body], stiffness, damping, point,
                                                    values.vector(force.ground_point, f"{field}.ground_point"))
@@ -303,7 +318,7 @@ def _add_force(builder: SystemBuilder, mechanism: Mechanism, k: int, index, pose
     else:
         kind, parameters = BANG_BANG, [values.scalar(getattr(setpoint, name), f"{field}.setpoint.{name}")
                                        for name in ("initial", "acceleration", "switch_time")]
-    kp, kd = values.scalar(force.kp, f"{field}.kp"), values.scalar(force.kd, f"{field}.kd")
+    kp, kd = values.non_negative(force.kp, f"{field}.kp"), values.non_negative(force.kd, f"{field}.kd")
     # the builder's angle is body2's rotation relative to body1 and its torque acts on body2: the joint
     # angle (body1 relative to body2) with the joint's body2 as the builder's body1, unless body1 is
     # ground; then the builder's angle is minus the joint angle, and so is the set point

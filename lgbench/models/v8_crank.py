@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from lgbench.exceptions import InputError
+
 from lgbench._compiled import kernel
 from lgbench.mbs.assembly import assemble_positions, project_velocities
 from lgbench.mbs.codes import FREE, GRAVITY, SCHEDULE_RAMP_TIME, TORQUE, TORQUE_SCHEDULE
@@ -87,7 +89,11 @@ def piston_stroke(big_end: np.ndarray, axis: np.ndarray, x: float, rod: float) -
     relative = big_end - np.array([x, 0.0, 0.0])
     along = relative @ axis
     across = relative - along * axis
-    return along + np.sqrt(rod ** 2 - across @ across)
+    reach = rod ** 2 - across @ across
+    if reach < 0.0:
+        raise InputError(f"a connecting rod of {rod:g} m cannot reach the cylinder axis from the crank pin "
+                         f"({np.sqrt(across @ across):g} m away)", field="params.rod_length")
+    return along + np.sqrt(reach)
 
 
 @kernel
