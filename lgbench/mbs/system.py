@@ -116,7 +116,9 @@ class SystemBuilder:
         self.nc = 0
 
     def add_body(self, kind: int, formulation: str, mass: float, inertia, com=(0.0, 0.0, 0.0),
-                 name: str = "body") -> int:
+                 name: str = "body", physical: bool = True) -> int:
+        """A body; ``physical=False`` accepts principal moments that no mass distribution has (a
+        manufactured test body whose published data break the triangle inequality)."""
         if formulation not in FORMULATION_CODES:
             raise InputError(f"unknown formulation '{formulation}' for {name}", field="formulation",
                              allowed=list(FORMULATION_CODES))
@@ -130,7 +132,7 @@ class SystemBuilder:
         moments = np.linalg.eigvalsh(inertia)
         if moments.min() <= 0.0:
             raise InputError(f"inertia of {name} must be positive definite", field="inertia")
-        if moments[0] + moments[1] < moments[2] * (1.0 - INERTIA_TRIANGLE_SLACK):
+        if physical and moments[0] + moments[1] < moments[2] * (1.0 - INERTIA_TRIANGLE_SLACK):
             raise InputError(f"inertia of {name}: principal moments {', '.join(f'{m:.6g}' for m in moments)} break "
                              f"the triangle inequality (the largest may not exceed the sum of the other two); no "
                              f"mass distribution has them", field="inertia")
