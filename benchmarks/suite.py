@@ -69,7 +69,7 @@ def cases() -> list[Case]:
         out.append(Case("slider-crank, RKMK with projection", "slider_crank", formulation, "RK44-index1", 1e-3,
                         max_steps=5_000))
     for formulation in ("RV", "SE3"):
-        out.append(Case("rotor, explicit", "rotor", formulation, "RK44", 2e-5, max_steps=20_000))
+        out.append(Case("rotor, explicit", "rotor", formulation, "RK44", 2e-5, max_steps=100_000))
         out.append(_ga("chain of bodies, generalized-alpha", "chain_of_bodies", formulation, 1e-3, "full", 5_000))
     out.append(Case("Puma 560", "puma560", "Min", "RK44", 1e-4, "minimal coordinates", max_steps=10_000))
     out.append(Case("Puma 560", "puma560", "RV", "RK44-index1", 1e-4, "RKMK with projection", max_steps=2_000))
