@@ -81,16 +81,16 @@ def _allocations(run) -> int:
     return rtsys.get_allocation_stats().alloc - before, result
 
 
-def allocations_per_step(model: str, formulation: str, family: str) -> float | None:
-    """(allocations of a MANY-step run - those of a FEW-step run) / (MANY - FEW); None if the runs fail at
-    every step size of STEPS."""
+def allocations_per_step(model: str, formulation: str, family: str, options: dict | None = None) -> float | None:
+    """(allocations of a MANY-step run - those of a FEW-step run) / (MANY - FEW), with the family's options
+    and ``options``; None if the runs fail at every step size of STEPS."""
     from lgbench.integrators import INTEGRATORS
     from lgbench.models import MODELS
 
-    name, options = FAMILIES[family]
+    name, defaults = FAMILIES[family]
     integrator = INTEGRATORS[name]
     built = MODELS[model].build(formulation)
-    merged = integrator.validate_options(options)
+    merged = integrator.validate_options({**defaults, **(options or {})})
 
     def run(h, steps):
         return integrator.integrate(built.system, built.q0, built.v0, merged, h, steps * h, np.zeros(0))
