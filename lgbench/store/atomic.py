@@ -59,13 +59,21 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def clean_leftovers(directory: str | Path) -> list[Path]:
-    """Remove the temporary files under ``directory`` whose writing process is gone."""
-    removed = []
-    for path in Path(directory).rglob(f".*{SUFFIX}"):
+def leftovers(directory: str | Path) -> list[Path]:
+    """The temporary files under ``directory`` whose writing process is gone (or is this one)."""
+    found = []
+    for path in sorted(Path(directory).rglob(f".*{SUFFIX}")):
         pid = path.name.removesuffix(SUFFIX).rpartition(".")[2]
         if pid.isdigit() and _alive(int(pid)) and int(pid) != os.getpid():
             continue
+        found.append(path)
+    return found
+
+
+def clean_leftovers(directory: str | Path) -> list[Path]:
+    """Remove the temporary files under ``directory`` whose writing process is gone."""
+    removed = []
+    for path in leftovers(directory):
         try:
             path.unlink()
             removed.append(path)
