@@ -19,7 +19,7 @@ import typer
 import yaml
 from typer.core import TyperGroup
 
-from lgbench.exceptions import EngineError, InputError, PluginError
+from lgbench.exceptions import EngineError, InputError, PluginError, printable
 from lgbench.runner.bounds import echo_text
 
 EXIT_INPUT = 2
@@ -910,7 +910,7 @@ def list_(kind: Annotated[str, typer.Argument(metavar="KIND",
         raise InputError(f"unknown list '{kind}'", field="KIND", allowed=LIST_KINDS)
     width = max(len(name) for name, _ in rows) + 2 if rows else 0
     for name, description in rows:
-        typer.echo(f"{name:<{width}}{description}")
+        typer.echo(printable(f"{name:<{width}}{description}"))
 
 
 @app.command()

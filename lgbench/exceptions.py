@@ -28,11 +28,12 @@ class PluginError(InputError):
     """An installed plugin that cannot be loaded: the input to blame is the plugin, not the study."""
 
 
-def printable(text: str) -> str:
+def printable(text: str, keep: str = "") -> str:
     """``text`` with line breaks and other control characters (BEL, NUL, ESC, the bidirectional overrides
     such as RLO ...) shown escaped, as Python writes them in a string (``\\x07``, ``\\u202e``): input echoed on a
-    terminal stays one line and cannot ring, recolour or reorder it."""
-    return "".join(ch if ch.isprintable() or ch == " " else ascii(ch)[1:-1] for ch in text)
+    terminal or in a report stays one line and cannot ring, recolour or reorder it. The characters of
+    ``keep`` (e.g. a line break where a paragraph may have several lines) are left as they are."""
+    return "".join(ch if ch.isprintable() or ch == " " or ch in keep else ascii(ch)[1:-1] for ch in text)
 
 
 class EngineError(Exception):
