@@ -30,7 +30,7 @@ class Interrupted(BaseException):
         self.exit_code = 128 + signum
 
 
-EXIT_SECONDS = 1.0
+EXIT_SECONDS = 0.75
 """How long after a signal the process may take to end on its own before ``_Watch`` ends it."""
 
 

@@ -224,7 +224,8 @@ MORE_DAMAGES = {
     "error_row_twice": ("errors.csv", lambda p: p.write_bytes(p.read_bytes() + p.read_bytes().split(b"\n")[1] + b"\n")),
     "short_series": ("series/RV-RK44-h1e-03.csv", lambda p: p.write_bytes(b"\n".join(p.read_bytes().split(b"\n")[:-2])
                                                                            + b"\n")),
-    "stray_series": ("series/RV-RK44-h5e-04.csv", lambda p: p.write_bytes((p.parent / "RV-RK44-h1e-03.csv").read_bytes())),
+    "stray_series": ("series/RV-RK44-h5e-04.csv",
+                     lambda p: p.write_bytes((p.parent / "RV-RK44-h1e-03.csv").read_bytes())),
     "empty_run_id": ("runs.csv", lambda p: replace_line(p, 2, lambda line: line[line.index(b","):])),
     "empty_measure": ("errors.csv", lambda p: replace_line(p, 2, lambda line: line.replace(b"norm_at_t_end", b""))),
     "metadata_deleted": ("metadata.json", lambda p: p.unlink()),

@@ -159,7 +159,8 @@ def diagnose_and_repair(directory: Path, needs: Needs, apply: bool = True) -> li
     if orphans:
         work.found(store.errors_path, f"{len(orphans)} row(s) of run(s) without a row in runs.csv "
                    f"({_listed(set(orphans))})", "dropped")
-    failed = [row["run_id"] for row in error_rows if row["run_id"] in held and held[row["run_id"]].get("status") != "ok"]
+    failed = [row["run_id"] for row in error_rows
+              if row["run_id"] in held and held[row["run_id"]].get("status") != "ok"]
     if failed:
         work.found(store.errors_path, f"{len(failed)} row(s) of run(s) that did not end ok ({_listed(set(failed))})",
                    "dropped")
