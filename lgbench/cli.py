@@ -19,7 +19,7 @@ import typer
 import yaml
 from typer.core import TyperGroup
 
-from lgbench.exceptions import EngineError, InputError, PluginError
+from lgbench.exceptions import EngineError, InputError, PluginError, printable
 from lgbench.runner.bounds import echo_text
 
 EXIT_INPUT = 2
@@ -42,14 +42,14 @@ class _Commands(TyperGroup):
     a command's own handling (``run`` and ``simulate`` say what was kept) into ``interrupted`` (130/143)."""
 
     def invoke(self, ctx):
-        from lgbench.cli_progress import Interrupted, interruptible
+        from lgbench.cli_progress import Interrupted, interruptible, say_interrupted
 
         code, trace = EXIT_INPUT, ""
         try:
             with interruptible():
                 return super().invoke(ctx)
         except Interrupted as interrupt:
-            typer.echo("interrupted", err=True)
+            say_interrupted("interrupted")
             raise typer.Exit(interrupt.exit_code) from None
         except InputError as error:
             message = str(error)
@@ -125,7 +125,7 @@ def run(study_file: Annotated[Path, typer.Argument(metavar="STUDY.yaml", help="S
                                            "the result folder (default: stop at once).")] = False):
     """Run a study: every grid run not yet in the result folder, then print the error table."""
     from lgbench.analysis.convergence import with_variants
-    from lgbench.cli_progress import Interrupted, ProgressDisplay, interruptible
+    from lgbench.cli_progress import Interrupted, ProgressDisplay, interruptible, say_interrupted
     from lgbench.runner.execute import execute_study
     from lgbench.runner.executors import Limits
     from lgbench.runner.grid import labelled_specs, run_id
@@ -140,14 +140,18 @@ def run(study_file: Annotated[Path, typer.Argument(metavar="STUDY.yaml", help="S
     if not quiet:
         typer.echo(f"study {study.name}: {echo_text(study.description or study.model_name())}".rstrip())
     display = ProgressDisplay(quiet=quiet, verbose=verbose)
+
+    def last_line() -> str:
+        display.close()
+        return f"interrupted: {display.stored} runs stored — run again to resume"
+
     try:
-        with interruptible():
+        with interruptible(last_line):
             outcome = execute_study(study, out, force=force, progress=display, executor=executor, jobs=jobs,
                                     address=address, limits=Limits(wall_limit, max_steps),
                                     use_cache=reference_cache, wait=wait, source=study_file)
     except Interrupted as interrupt:
-        display.close()
-        typer.echo(f"interrupted: {display.stored} runs stored — run again to resume", err=True)
+        say_interrupted(last_line())
         raise typer.Exit(interrupt.exit_code) from None
     finally:
         display.close()
@@ -463,14 +467,15 @@ def simulate(
     if csv is not None:
         _check_file_name(csv, "--csv", "a file name, e.g. top.csv")
     spec = _run_spec(model, formulation, integrator, step, t_end, set_, option, max_steps)
-    from lgbench.cli_progress import Interrupted, interruptible
+    from lgbench.cli_progress import Interrupted, interruptible, say_interrupted
 
+    last_line = "interrupted: the run was not finished, nothing was written"
     _announce_compilation()
     try:
-        with interruptible():
+        with interruptible(lambda: last_line):
             result = single_run.run_single(spec, n_samples=samples if csv else None)
     except Interrupted as interrupt:
-        typer.echo("interrupted: the run was not finished, nothing was written", err=True)
+        say_interrupted(last_line)
         raise typer.Exit(interrupt.exit_code) from None
     typer.echo(f"status: {result.status}" + (f" ({result.message})" if result.message else ""))
     typer.echo(f"steps: {result.steps}   cpu: {result.cpu_s:.4g} s   t_final: {result.t_final:g}")
@@ -907,7 +912,7 @@ def list_(kind: Annotated[str, typer.Argument(metavar="KIND",
         raise InputError(f"unknown list '{kind}'", field="KIND", allowed=LIST_KINDS)
     width = max(len(name) for name, _ in rows) + 2 if rows else 0
     for name, description in rows:
-        typer.echo(f"{name:<{width}}{description}")
+        typer.echo(printable(f"{name:<{width}}{description}"))
 
 
 @app.command()

@@ -4,11 +4,12 @@ the few messages (reference, compiled parts, skipped runs) and the summary, unle
 for a line per finished run. ``--quiet``: the summary only."""
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from lgbench.runner.execute import Reporter
@@ -29,20 +30,127 @@ class Interrupted(BaseException):
         self.exit_code = 128 + signum
 
 
+EXIT_SECONDS = 0.75
+"""How long after a signal the process may take to end on its own before ``_Watch`` ends it."""
+
+
+class _Watch:
+    """What happens to a signal inside ``interruptible`` blocks, in one place.
+
+    The main thread handles a signal by raising ``Interrupted``, so that the command stores what it has and
+    says what it kept. Two moments cannot take that exception: while numba compiles (an exception raised in
+    one of LLVM's ctypes callbacks is printed as a traceback and dropped, and numba then fails with "no
+    compiled object yet"), and while the main thread is inside one long call into LLVM (a Python handler
+    runs only once the call returns, tens of seconds later). In the first the handler ends the process at
+    once; for the second a thread woken by the signal itself (``signal.set_wakeup_fd``) ends it if it has
+    not ended EXIT_SECONDS later. Ending the process (``leave``) prints the command's last line and calls
+    ``os._exit``: the files lgbench and numba write are written to a temporary name and renamed (a table row
+    cut short by the exit is removed by the next run), and the worker processes die with their parent, so
+    what is stored, the compile cache included, stays whole.
+    """
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.depth = 0                  # nested interruptible blocks
+        self.generation = 0             # outermost blocks ended; a signal belongs to one
+        self.said = -1                  # the generation whose last line was printed by the command itself
+        self.leaving = False
+        self.last_lines: list[Callable[[], str]] = []
+        self.pipe: tuple[int, int] | None = None
+        self.previous_fd = -1
+
+    def enter(self, last_line: Callable[[], str] | None) -> None:
+        self.last_lines.append(last_line or (self.last_lines[-1] if self.last_lines else _plain))
+        self.depth += 1
+        if self.depth == 1:
+            if self.pipe is None:
+                self.pipe = os.pipe()
+                os.set_blocking(self.pipe[1], False)
+                threading.Thread(target=self._wait_for_signals, name="lgbench-signal-watch", daemon=True).start()
+            self.previous_fd = signal.set_wakeup_fd(self.pipe[1], warn_on_full_buffer=False)
+
+    def exit(self) -> None:
+        self.last_lines.pop()
+        self.depth -= 1
+        if self.depth == 0:
+            with self.lock:
+                self.generation += 1
+            signal.set_wakeup_fd(self.previous_fd)
+
+    def _wait_for_signals(self) -> None:
+        while True:
+            signum = os.read(self.pipe[0], 1)[0]
+            if signum not in (signal.SIGINT, signal.SIGTERM) or not self.depth:
+                continue
+            generation = self.generation
+            time.sleep(EXIT_SECONDS)
+            self.leave(signum, generation)
+
+    def say(self, text: str) -> None:
+        """The command's own last line after an interrupt (printed once; not if the process is being ended)."""
+        with self.lock:
+            leaving = self.leaving
+            self.said = self.generation
+        if leaving:
+            threading.Event().wait()            # os._exit is on its way
+        print(text, file=sys.stderr, flush=True)
+
+    def leave(self, signum: int, generation: int | None = None) -> None:
+        """End the process now with the innermost block's last line, unless the block of ``generation`` has
+        ended meanwhile (the command handled the signal itself)."""
+        with self.lock:
+            if self.leaving or (generation is not None and generation != self.generation):
+                return
+            self.leaving = True
+            say = self.said != self.generation
+        try:
+            text = self.last_lines[-1]() if say else ""
+            sys.stdout.flush()
+            if text:
+                sys.stderr.write(text + "\n")
+                sys.stderr.flush()
+        finally:
+            os._exit(128 + signum)
+
+
+def _plain() -> str:
+    return "interrupted"
+
+
+_WATCH = _Watch()
+
+
+def compiling() -> bool:
+    """Whether this thread is inside numba's compiler (it holds numba's compiler lock)."""
+    lock = sys.modules.get("numba.core.compiler_lock")
+    return lock is not None and lock.global_compiler_lock.is_locked()
+
+
+def say_interrupted(text: str) -> None:
+    """Print a command's last line after Ctrl-C or SIGTERM (stderr)."""
+    _WATCH.say(text)
+
+
 @contextmanager
-def interruptible() -> Iterator[None]:
+def interruptible(last_line: Callable[[], str] | None = None) -> Iterator[None]:
     """Turn SIGINT and SIGTERM into ``Interrupted`` inside the block. Python code stops at once; a
-    compiled run stops within one step (``integrators.interface.timed_run`` sets its stop flag)."""
+    compiled run stops within one step (``integrators.interface.timed_run`` sets its stop flag); a
+    compilation ends the process within EXIT_SECONDS (``_Watch``), printing ``last_line()`` (that of the
+    enclosing block if None)."""
 
     def stop(signum, frame):
+        if compiling():
+            _WATCH.leave(signum)
         raise Interrupted(signum)
 
     previous = {number: signal.signal(number, stop) for number in (signal.SIGINT, signal.SIGTERM)}
+    _WATCH.enter(last_line)
     try:
         yield
     except KeyboardInterrupt:
         raise Interrupted(signal.SIGINT) from None
     finally:
+        _WATCH.exit()
         for number, handler in previous.items():
             signal.signal(number, handler)
 

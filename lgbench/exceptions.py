@@ -21,17 +21,19 @@ class InputError(ValueError):
         if self.allowed:
             allowed = self.allowed if isinstance(self.allowed, str) else ", ".join(map(str, self.allowed))
             text += f" (allowed: {allowed})"
-        return _one_line(text)
+        return printable(text)
 
 
 class PluginError(InputError):
     """An installed plugin that cannot be loaded: the input to blame is the plugin, not the study."""
 
 
-def _one_line(text: str) -> str:
-    """Line breaks and other control characters (e.g. inside a bad key of a study file) shown escaped,
-    so that the message stays on one line."""
-    return "".join(ch if ch.isprintable() or ch == " " else ascii(ch)[1:-1] for ch in text)
+def printable(text: str, keep: str = "") -> str:
+    """``text`` with line breaks and other control characters (BEL, NUL, ESC, the bidirectional overrides
+    such as RLO ...) shown escaped, as Python writes them in a string (``\\x07``, ``\\u202e``): input echoed on a
+    terminal or in a report stays one line and cannot ring, recolour or reorder it. The characters of
+    ``keep`` (e.g. a line break where a paragraph may have several lines) are left as they are."""
+    return "".join(ch if ch.isprintable() or ch == " " or ch in keep else ascii(ch)[1:-1] for ch in text)
 
 
 class EngineError(Exception):
@@ -58,4 +60,4 @@ class EngineError(Exception):
 
     def __str__(self) -> str:
         where = f" in the run {self.run}" if self.run else ""
-        return _one_line(f"internal error{where}: {self.kind}: {self.detail}")
+        return printable(f"internal error{where}: {self.kind}: {self.detail}")

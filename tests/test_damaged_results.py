@@ -93,15 +93,29 @@ def test_run_with_force_repairs_a_damaged_table_and_keeps_a_backup(folder):
     assert len(read_frame(out / "runs.csv")) == 2
 
 
-def test_resume_recomputes_runs_whose_error_rows_or_series_are_missing(folder):
+def test_resume_recomputes_runs_whose_error_rows_are_missing(folder):
     study, out = folder
     (out / "errors.csv").unlink()
-    (out / "series" / "RV-RK44-h2e-03.csv").unlink()
     outcome = execute_study(load_study(study), out)
     assert outcome.computed == 2 and outcome.skipped == 0
-    assert (out / "series" / "RV-RK44-h2e-03.csv").exists()
     errors = read_frame(out / "errors.csv")
     assert sorted(errors["run_id"]) == ["RV-RK44-h1e-03", "RV-RK44-h2e-03"]
+    assert execute_study(load_study(study), out).skipped == 2
+
+
+def test_resume_recomputes_a_run_whose_series_file_alone_is_missing(pristine, folder):
+    """Its error rows and runs row are there: only the series file tells that the run is incomplete (the test
+    above deleted errors.csv too, which recomputes every run whatever resume makes of the series)."""
+    study, out = folder
+    (out / "series" / "RV-RK44-h2e-03.csv").unlink()
+    outcome = execute_study(load_study(study), out)
+    assert outcome.computed == 1 and outcome.skipped == 1
+    assert (out / "series" / "RV-RK44-h2e-03.csv").exists()
+    for found, expected in zip(contents(out), contents(pristine[1])):
+        if isinstance(found, dict):
+            assert found == expected
+        else:
+            pd.testing.assert_frame_equal(found, expected)
     assert execute_study(load_study(study), out).skipped == 2
 
 
@@ -176,6 +190,18 @@ REPAIRABLE = {
     "damaged_reference_series": "series/reference.csv: line 1: the header lacks the column(s) t",
     "invalid_metadata": "metadata.json: not valid provenance (JSON with a list of sessions): set aside as "
                         "metadata.json.invalid-TIME, a new one started",
+    "stray_temporary_file": ".runs.csv.999999999.lgbench-tmp: temporary file of an interrupted write: removed",
+    "run_row_twice": "runs.csv: 1 run(s) with more than one row (RV-RK44-h2e-03): every row of them dropped; "
+                     "the next run computes them again",
+    "error_row_twice": "errors.csv: 1 run(s) with an error row twice (RV-RK44-h2e-03): every row of them dropped",
+    "short_series": "runs.csv: 1 ok run(s) without a series of the study's 3 samples (RV-RK44-h1e-03): dropped",
+    "stray_series": "series: 1 file(s) of run(s) without a row in runs.csv (RV-RK44-h5e-04): set aside",
+    "empty_run_id": "runs.csv: line 2, column 'run_id': empty: row dropped",
+    "empty_measure": "errors.csv: line 2, column 'measure': empty: row dropped",
+    "metadata_deleted": "metadata.json: missing: the sessions that computed the stored runs are unknown: a new one "
+                        "started",
+    "metadata_of_another_study": "metadata.json: the provenance of study 'other', not of 'tiny': set aside as "
+                                 "metadata.json.invalid-TIME, a new one started",
 }
 """The first line ``lgbench repair`` prints for each damage of ``DAMAGES`` and ``MORE_DAMAGES``."""
 
@@ -193,6 +219,18 @@ MORE_DAMAGES = {
     "damaged_reference": ("reference.csv", lambda p: replace_line(p, 2, lambda line: line[:20])),
     "damaged_reference_series": ("series/reference.csv", lambda p: replace_line(p, 1, lambda line: b"time")),
     "invalid_metadata": ("metadata.json", lambda p: p.write_text("[1, 2]")),
+    "stray_temporary_file": (".runs.csv.999999999.lgbench-tmp", lambda p: p.write_bytes(b"run_id,mod")),
+    "run_row_twice": ("runs.csv", lambda p: p.write_bytes(p.read_bytes() + p.read_bytes().split(b"\n")[1] + b"\n")),
+    "error_row_twice": ("errors.csv", lambda p: p.write_bytes(p.read_bytes() + p.read_bytes().split(b"\n")[1] + b"\n")),
+    "short_series": ("series/RV-RK44-h1e-03.csv", lambda p: p.write_bytes(b"\n".join(p.read_bytes().split(b"\n")[:-2])
+                                                                           + b"\n")),
+    "stray_series": ("series/RV-RK44-h5e-04.csv",
+                     lambda p: p.write_bytes((p.parent / "RV-RK44-h1e-03.csv").read_bytes())),
+    "empty_run_id": ("runs.csv", lambda p: replace_line(p, 2, lambda line: line[line.index(b","):])),
+    "empty_measure": ("errors.csv", lambda p: replace_line(p, 2, lambda line: line.replace(b"norm_at_t_end", b""))),
+    "metadata_deleted": ("metadata.json", lambda p: p.unlink()),
+    "metadata_of_another_study": ("metadata.json", lambda p: p.write_text(p.read_text().replace('"study": "tiny"',
+                                                                                            '"study": "other"'))),
 }
 TIMING = list(TIMING_COLUMNS)
 
@@ -248,6 +286,28 @@ def test_repair_keeps_a_backup_of_each_damaged_file_and_says_what_it_did(folder)
     assert len(backups) == 1 and backups[0].read_bytes() == damaged_bytes
     assert len(list(out.glob("errors.csv.damaged-*"))) == 1
     assert read_frame(out / "runs.csv").empty and original.split(b"\n")[0] == (out / "runs.csv").read_bytes().split(b"\n")[0]
+
+
+def test_error_rows_of_a_run_that_did_not_end_ok_are_dropped(folder):
+    """Two writers of one run (lgbench before the folder lock): one stored it ok with its error rows, the other
+    as failed; readers take the last runs row, and the error rows then belonged to no ok run."""
+    _, out = folder
+    replace_line(out / "runs.csv", 2, lambda line: line.replace(b",ok,,", b",diverged,Newton failed,", 1))
+    result = runner.invoke(app, ["repair", str(out)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("errors.csv: 1 row(s) of run(s) that did not end ok (RV-RK44-h2e-03): dropped")
+    assert set(read_frame(out / "errors.csv")["run_id"]) == {"RV-RK44-h1e-03"}
+    assert runner.invoke(app, ["repair", str(out)]).stdout.strip() == f"{out}: no damage found"
+
+
+def test_a_dry_run_reports_a_temporary_file_and_leaves_it(folder):
+    _, out = folder
+    leftover = out / "series" / ".RV-RK44-h1e-03.csv.999999999.lgbench-tmp"
+    leftover.write_bytes(b"t,com")
+    result = runner.invoke(app, ["repair", str(out), "--dry-run"])
+    assert result.exit_code == 1
+    assert result.stdout.startswith(f"series/{leftover.name}: temporary file of an interrupted write: removed")
+    assert leftover.exists()
 
 
 def test_a_dry_run_reports_and_changes_nothing(folder):

@@ -89,3 +89,31 @@ def test_a_full_disk_during_report_keeps_the_old_report_whole(tmp_path, disk):
     assert (out / "report.html").read_bytes() == before["report.html"]
     assert (out / "report.md").read_bytes().endswith(b"\n")
     assert not list(out.rglob(f"*{atomic.SUFFIX}"))
+
+
+def no_space(*args, **kwargs):
+    import errno
+
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory):
+    root = tmp_path_factory.mktemp("finished")
+    execute_study(load_study(write_study(root, formulations=["RV", "Rxyz"])), root / "out")
+    return root / "out"
+
+
+@pytest.mark.parametrize("command, writer, target", [
+    (["plot", "-k", "convergence"], "matplotlib.figure.Figure.savefig", "figures/convergence"),
+    (["report"], "pathlib.Path.write_bytes", "report.md"),
+])
+def test_a_full_disk_in_plot_or_report_names_the_file_that_could_not_be_written(finished, monkeypatch, command,
+                                                                                   writer, target):
+    """Was "error: [Errno 28] No space left on device": the writer's error names no file, or the temporary one."""
+    monkeypatch.setattr(writer, no_space)
+    result = runner.invoke(app, [command[0], str(finished), *command[1:]])
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {finished / target}"), lines
+    assert "No space left on device" in lines[0] and "lgbench-tmp" not in lines[0]

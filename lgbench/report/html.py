@@ -7,9 +7,15 @@ import html
 import os
 from pathlib import Path
 
+from lgbench.exceptions import printable
 from lgbench.report.document import Document, Figure, Heading, Image, Link, Marked, Paragraph, Table
 
 SUFFIX = ".html"
+
+
+def _text(text: str) -> str:
+    """Text for HTML: markup characters and control characters escaped (line breaks kept)."""
+    return html.escape(printable(text, keep="\n"))
 
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 72rem; margin: 2rem auto; padding: 0 1rem;
@@ -34,27 +40,27 @@ td.bad { background: #fbe0de; font-weight: bold; }
 
 
 def _relative(path: Path, directory: Path) -> str:
-    return html.escape(Path(os.path.relpath(path.resolve(), directory.resolve())).as_posix())
+    return _text(Path(os.path.relpath(path.resolve(), directory.resolve())).as_posix())
 
 
 def _cell(cell, directory: Path) -> str:
     """The cell's ``<td>`` element."""
     if isinstance(cell, Link):
         target = _relative(cell.target.with_suffix(SUFFIX), directory)
-        return f'<td><a href="{target}">{html.escape(cell.text)}</a></td>'
+        return f'<td><a href="{target}">{_text(cell.text)}</a></td>'
     if isinstance(cell, Image):
         target = _relative(cell.path, directory)
-        return f'<td><a href="{target}"><img alt="{html.escape(cell.text)}" src="{target}"></a></td>'
+        return f'<td><a href="{target}"><img alt="{_text(cell.text)}" src="{target}"></a></td>'
     if isinstance(cell, Marked):
-        return f'<td class="{html.escape(cell.tone)}">{html.escape(cell.text)}</td>'
-    return f"<td>{html.escape(cell)}</td>"
+        return f'<td class="{_text(cell.tone)}">{_text(cell.text)}</td>'
+    return f"<td>{_text(cell)}</td>"
 
 
 def _table(table: Table, directory: Path) -> list[str]:
     lines = ['<table class="text">' if table.text else "<table>"]
     if table.caption:
-        lines.append(f"<caption>{html.escape(table.caption)}</caption>")
-    lines.append("<tr>" + "".join(f"<th>{html.escape(cell)}</th>" for cell in table.header) + "</tr>")
+        lines.append(f"<caption>{_text(table.caption)}</caption>")
+    lines.append("<tr>" + "".join(f"<th>{_text(cell)}</th>" for cell in table.header) + "</tr>")
     lines += ["<tr>" + "".join(_cell(cell, directory) for cell in row) + "</tr>"
               for row in table.rows]
     lines.append("</table>")
@@ -63,21 +69,21 @@ def _table(table: Table, directory: Path) -> list[str]:
 
 def _figure(figure: Figure) -> str:
     data = base64.b64encode(figure.path.read_bytes()).decode("ascii")
-    caption = html.escape(figure.caption)
+    caption = _text(figure.caption)
     return (f'<figure><img alt="{caption}" src="data:image/png;base64,{data}">'
             f"<figcaption>{caption}</figcaption></figure>")
 
 
 def render_html(document: Document, directory: Path) -> str:
     """The document as an HTML page for a file in ``directory``."""
-    title = html.escape(document.title)
+    title = _text(document.title)
     lines = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
              f"<title>{title}</title>", f"<style>{STYLE}</style>", "</head>", "<body>", f"<h1>{title}</h1>"]
     for block in document.blocks:
         if isinstance(block, Heading):
-            lines.append(f"<h{block.level}>{html.escape(block.text)}</h{block.level}>")
+            lines.append(f"<h{block.level}>{_text(block.text)}</h{block.level}>")
         elif isinstance(block, Paragraph):
-            lines.append(f"<p>{html.escape(block.text)}</p>")
+            lines.append(f"<p>{_text(block.text)}</p>")
         elif isinstance(block, Table):
             lines += _table(block, directory)
         elif isinstance(block, Figure):

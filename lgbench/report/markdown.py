@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from lgbench.exceptions import printable
 from lgbench.report.document import Document, Figure, Heading, Image, Link, Marked, Paragraph, Table, Tone
 
 SUFFIX = ".md"
@@ -25,7 +26,7 @@ def _cell(cell, directory: Path) -> str:
 
 
 def _escape(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return printable(text.replace("|", "\\|").replace("\n", " "))
 
 
 def render_table(table: Table, directory: Path) -> list[str]:
@@ -43,12 +44,12 @@ def _table(table: Table, directory: Path) -> list[str]:
 
 def render_markdown(document: Document, directory: Path) -> str:
     """The document as Markdown text for a file in ``directory``."""
-    lines = [f"# {document.title}", ""]
+    lines = [f"# {_escape(document.title)}", ""]
     for block in document.blocks:
         if isinstance(block, Heading):
-            lines.append(f"{'#' * block.level} {block.text}")
+            lines.append(f"{'#' * block.level} {_escape(block.text)}")
         elif isinstance(block, Paragraph):
-            lines.append(block.text)
+            lines.append(printable(block.text, keep="\n"))
         elif isinstance(block, Table):
             lines += _table(block, directory)
         elif isinstance(block, Figure):

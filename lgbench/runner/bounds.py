@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from lgbench.exceptions import InputError
+from lgbench.exceptions import InputError, printable
 
 MAX_FILE_BYTES = 1_000_000           # a study file
 MAX_T_END = 1e6                      # seconds of simulated time
@@ -72,6 +72,7 @@ def check_grid_size(runs: int, file: str | None = None) -> None:
 
 
 def echo_text(text: str) -> str:
-    """Free text (a description) shortened to one line for the terminal."""
-    line = " ".join(text.split())
+    """Free text (a description) shortened to one line for the terminal, its control characters escaped
+    (``exceptions.printable``)."""
+    line = printable(" ".join(text.split()))
     return line if len(line) <= MAX_ECHO else line[: MAX_ECHO - 1] + "…"

@@ -245,7 +245,7 @@ def repair_results(study: Study, out_dir: Path, apply: bool = True, wait: bool =
     its lock: ``store.repair.diagnose_and_repair`` with what the study asks of each run. ``copy_problem``
     says what is wrong with the folder's study copy, which is then set aside and written from ``study``."""
     needs = Needs(study.name, {run_id(spec, label) for spec, label in labelled_specs(study)}, wanted_errors(study),
-                  bool(study.samples))
+                  study.samples or 0)
     with FolderLock(out_dir, wait):
         findings = diagnose_and_repair(out_dir, needs, apply)
         if copy_problem is not None:

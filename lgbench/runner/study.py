@@ -15,6 +15,7 @@ from pydantic import (AfterValidator, BaseModel, ConfigDict, Discriminator, Fiel
 
 from lgbench.analysis.accuracy_bands import AccuracyBandRequest, band_error
 from lgbench.analysis.claims import unable_to_test
+from lgbench.analysis.convergence import format_step
 from lgbench.analysis.expectations import Expectation
 from lgbench.analysis.findings import Finding, missing_evidence
 from lgbench.analysis.published import Published, on_grid
@@ -85,8 +86,6 @@ class Steps(_Strict):
         if self.values is not None:
             if self.rule is not None or any(value is not None for value in geometric.values()):
                 raise ValueError("give either 'values' or 'rule: geometric' with h0, base, n, not both")
-            if len(set(self.values)) != len(self.values):
-                raise ValueError("'values' lists a step size twice")
         elif self.rule is None:
             raise ValueError("give 'values: [...]' or 'rule: geometric' with h0, base, n")
         else:
@@ -97,7 +96,16 @@ class Steps(_Strict):
                 raise ValueError("'n' is [first, last] with first <= last")
             if self.count() > bounds.MAX_STEP_SIZES:
                 raise ValueError(f"'n' spans more than {bounds.MAX_STEP_SIZES} step sizes")
+        if self.values is None:
+            _distinct_steps(self.sizes(), "'h0', 'base' and 'n' give")
         return self
+
+    @field_validator("values")
+    @classmethod
+    def _distinct(cls, values: list[float] | None) -> list[float] | None:
+        if values is not None:
+            _distinct_steps(values, "lists")
+        return values
 
     def count(self) -> int:
         """How many step sizes, without computing them."""
@@ -109,6 +117,14 @@ class Steps(_Strict):
             return list(self.values)
         first, last = self.n
         return [self.h0 * self.base ** (1 - n) for n in range(first, last + 1)]
+
+
+def _distinct_steps(sizes: list[float], form: str) -> None:
+    """Step sizes that name different runs: they differ in the 11 digits of a run id (``format_step``)."""
+    named = [format_step(h) for h in sizes]
+    twice = sorted({text for text in named if named.count(text) > 1})
+    if twice:
+        raise ValueError(f"{form} the step size {twice[0]} twice (step sizes that agree to 11 digits name one run)")
 
 
 MAX_COEFFICIENT = 1e12

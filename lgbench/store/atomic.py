@@ -19,16 +19,22 @@ def temporary_name(path: Path) -> Path:
 @contextmanager
 def atomic_path(path: str | Path) -> Iterator[Path]:
     """A temporary path to write; renamed to ``path`` when the block ends without error, removed
-    otherwise."""
+    otherwise. A file-system error (a full disk, a read-only folder) names ``path``, not the temporary
+    name, whatever raised it."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = temporary_name(path)
     try:
-        yield temporary
-        _fsync(temporary)
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = temporary_name(path)
+        try:
+            yield temporary
+            _fsync(temporary)
+            os.replace(temporary, path)
+        finally:
+            temporary.unlink(missing_ok=True)
+    except OSError as error:
+        if error.filename == str(path):
+            raise
+        raise OSError(error.errno, f"cannot be written ({error.strerror or error})", str(path)) from error
 
 
 def write_bytes(path: str | Path, data: bytes) -> Path:
@@ -59,13 +65,21 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def clean_leftovers(directory: str | Path) -> list[Path]:
-    """Remove the temporary files under ``directory`` whose writing process is gone."""
-    removed = []
-    for path in Path(directory).rglob(f".*{SUFFIX}"):
+def leftovers(directory: str | Path) -> list[Path]:
+    """The temporary files under ``directory`` whose writing process is gone (or is this one)."""
+    found = []
+    for path in sorted(Path(directory).rglob(f".*{SUFFIX}")):
         pid = path.name.removesuffix(SUFFIX).rpartition(".")[2]
         if pid.isdigit() and _alive(int(pid)) and int(pid) != os.getpid():
             continue
+        found.append(path)
+    return found
+
+
+def clean_leftovers(directory: str | Path) -> list[Path]:
+    """Remove the temporary files under ``directory`` whose writing process is gone."""
+    removed = []
+    for path in leftovers(directory):
         try:
             path.unlink()
             removed.append(path)

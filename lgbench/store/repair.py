@@ -1,20 +1,33 @@
 """``lgbench repair``: a damaged result folder made sound, so that ``lgbench run`` resumes and computes
 again what was lost.
 
-Every table is read with the checks of ``tables.inspect_table``. A damaged row (not UTF-8, unbalanced
-quotes, too few or too many cells, text where a number belongs) is dropped; a table whose header is
-damaged starts anew; a damaged series table, ``reference.csv`` or ``metadata.json`` is set aside whole (a new metadata.json starts without sessions).
-Then the ok runs of the study that lack an error row or their series lose their runs row, and error
-rows of runs that runs.csv does not hold are dropped: the next run computes those runs again. Each file
-changed is first kept as ``NAME.damaged-TIME`` (``metadata.json.invalid-TIME``).
+What a crash, a kill or two writers at once (lgbench before the folder lock) can leave, and what repair does:
+
+- temporary files of interrupted writes: removed;
+- a damaged row of a table (not UTF-8, unbalanced quotes, too few or too many cells, text where a number
+  belongs, an empty run id, status, quantity or measure, a last line cut short): dropped; a table whose
+  header is damaged starts anew; a damaged series table or ``reference.csv`` is set aside whole;
+- a run with two rows in runs.csv, or an error row twice: every row of the run dropped (which rows belong
+  together cannot be told);
+- an ok run of the study without an error row it asks for, without its series file, or whose series does
+  not hold the study's samples: its runs row dropped;
+- error rows of runs that runs.csv does not hold or that did not end ok: dropped;
+- series files of runs that runs.csv does not hold: set aside;
+- ``metadata.json`` that is not valid provenance, is missing beside stored runs, or names another study:
+  set aside (if there is one) and a new one started, without sessions.
+
+The runs dropped are computed again by the next run. Each file changed is first kept as
+``NAME.damaged-TIME`` (``metadata.json.invalid-TIME``).
 """
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from lgbench.exceptions import printable
 from lgbench.store import atomic
 from lgbench.store.csv_store import (
     ERROR_COLUMNS, RUN_COLUMNS, ResultStore, backup_path, missing_parts, set_aside, write_table,
@@ -26,12 +39,12 @@ from lgbench.store.tables import cut_short, inspect_table
 @dataclass(frozen=True)
 class Needs:
     """The study's name and what it asks of each of its ok runs: error rows (quantity, measure) and a
-    series file."""
+    series file of ``samples`` rows (none if 0)."""
 
     study: str
     run_ids: set[str]
     errors: set[tuple[str, str]]
-    series: bool
+    samples: int
 
 
 @dataclass(frozen=True)
@@ -103,49 +116,98 @@ def diagnose_and_repair(directory: Path, needs: Needs, apply: bool = True) -> li
     store = ResultStore(directory)
     store.require_runs()
     work = _Repair(directory)
-    if apply:
-        for path in atomic.clean_leftovers(directory):
-            work.found(path, "temporary file of an interrupted write", "removed")
+    for path in atomic.leftovers(directory):
+        work.found(path, "temporary file of an interrupted write", "removed")
     runs = work.table(store.runs_path)
     errors = work.table(store.errors_path)
     reference = work.table(store.reference_path, whole=True)
     spoilt = [reference.path] if reference and reference.set_aside else []
+    series_rows = {}
     for path in sorted(store.series_directory.glob("*.csv")):
-        if work.table(path, whole=True).set_aside:
+        table = work.table(path, whole=True)
+        if table.set_aside:
             spoilt.append(path)
+        else:
+            series_rows[path.stem] = len(table.rows)
     metadata = directory / METADATA
-    metadata_invalid = metadata.exists() and read_metadata(metadata) is None
-    if metadata_invalid:
-        work.found(metadata, "not valid provenance (JSON with a list of sessions)",
-                   f"set aside as {METADATA}.invalid-TIME, a new one started")
+    metadata_problem = _metadata_problem(metadata, needs.study, bool(runs.rows))
+    if metadata_problem:
+        kept = f"set aside as {METADATA}.invalid-TIME, " if metadata.exists() else ""
+        work.found(metadata, metadata_problem, f"{kept}a new one started")
 
-    with_series = store.series_ids() - {path.stem for path in spoilt if path.parent.name == "series"}
     error_rows = errors.records() if errors else []
+    dropped = _twice(work, store, runs.records(), error_rows)
     stored = {row["run_id"]: row for row in runs.records() if row["run_id"] in needs.run_ids}
-    lacking = missing_parts(stored, error_rows, needs.errors, with_series if needs.series else None)
+    stored = {identifier: row for identifier, row in stored.items() if identifier not in dropped}
+    with_series = set(series_rows) if needs.samples else None
+    lacking = missing_parts(stored, error_rows, needs.errors, with_series)
+    for identifier, row in stored.items():
+        if with_series and identifier not in lacking and row.get("status") == "ok" \
+                and series_rows.get(identifier) != needs.samples:
+            lacking[identifier] = f"a series of the study's {needs.samples} samples"
     by_reason: dict[str, list[str]] = {}
     for identifier, what in lacking.items():
         by_reason.setdefault(what, []).append(identifier)
     for what, identifiers in by_reason.items():
         work.found(store.runs_path, f"{len(identifiers)} ok run(s) without {what} ({_listed(identifiers)})",
                    "dropped; the next run computes them again")
-    if lacking:
-        runs.keep_runs({row["run_id"] for row in runs.records()} - set(lacking))
-    held = {row["run_id"] for row in runs.records()}
-    orphans = [row["run_id"] for row in error_rows if row["run_id"] not in held]
+    dropped |= set(lacking)
+    if dropped:
+        runs.keep_runs({row["run_id"] for row in runs.records()} - dropped)
+    held = {row["run_id"]: row for row in runs.records()}
+    orphans = [row["run_id"] for row in error_rows if row["run_id"] not in held and row["run_id"] not in dropped]
     if orphans:
         work.found(store.errors_path, f"{len(orphans)} row(s) of run(s) without a row in runs.csv "
                    f"({_listed(set(orphans))})", "dropped")
-        errors.keep_runs(held)
+    failed = [row["run_id"] for row in error_rows
+              if row["run_id"] in held and held[row["run_id"]].get("status") != "ok"]
+    if failed:
+        work.found(store.errors_path, f"{len(failed)} row(s) of run(s) that did not end ok ({_listed(set(failed))})",
+                   "dropped")
+    if errors is not None and (orphans or failed or dropped & {row["run_id"] for row in error_rows}):
+        errors.keep_runs({identifier for identifier, row in held.items() if row.get("status") == "ok"})
+    strays = sorted(set(series_rows) - set(held) - {"reference"})
+    if strays:
+        work.found(store.series_directory, f"{len(strays)} file(s) of run(s) without a row in runs.csv "
+                   f"({_listed(strays)})", "set aside")
+        spoilt += [store.series_directory / f"{identifier}.csv" for identifier in strays]
 
     if apply:
+        atomic.clean_leftovers(directory)
         for table, columns in ((runs, RUN_COLUMNS), (errors, ERROR_COLUMNS)):
             if table is not None and table.changed:
                 atomic.write_bytes(backup_path(table.path), table.path.read_bytes())
                 write_table(table.path, table.header or columns, table.records())
         for path in spoilt:
             set_aside(path)
-        if metadata_invalid:
-            set_aside(metadata, "invalid")
+        if metadata_problem:
+            if metadata.exists():
+                set_aside(metadata, "invalid")
             atomic.write_text(metadata, json.dumps({"study": needs.study, "sessions": []}, indent=1))
     return work.findings
+
+
+def _metadata_problem(path: Path, study: str, runs_stored: bool) -> str:
+    """What is wrong with the folder's ``metadata.json`` ("" if nothing): not provenance, missing while runs
+    are stored, or the provenance of another study."""
+    if not path.exists():
+        return "missing: the sessions that computed the stored runs are unknown" if runs_stored else ""
+    data = read_metadata(path)
+    if data is None:
+        return "not valid provenance (JSON with a list of sessions)"
+    if data.get("study") not in (None, study):
+        return f"the provenance of study '{printable(str(data['study']))}', not of '{printable(study)}'"
+    return ""
+
+
+def _twice(work: _Repair, store: ResultStore, runs: list[dict[str, str]], errors: list[dict[str, str]]) -> set[str]:
+    """The runs with two rows in runs.csv or an error row twice in errors.csv (two writers stored them), noted."""
+    in_runs = [identifier for identifier, count in Counter(row["run_id"] for row in runs).items() if count > 1]
+    keys = Counter((row["run_id"], row["quantity"], row["measure"]) for row in errors)
+    in_errors = sorted({key[0] for key, count in keys.items() if count > 1} - set(in_runs))
+    for path, identifiers, what in ((store.runs_path, in_runs, "more than one row"),
+                                    (store.errors_path, in_errors, "an error row twice")):
+        if identifiers:
+            work.found(path, f"{len(identifiers)} run(s) with {what} ({_listed(identifiers)})",
+                       "every row of them dropped; the next run computes them again")
+    return set(in_runs) | set(in_errors)

@@ -20,6 +20,10 @@ REQUIRED = {"runs.csv": ["run_id", "formulation", "integrator", "h", "status"],
             "reference.csv": ["run_id", "status"]}
 """Columns each table must have, by file name (series tables need ``t``)."""
 
+KEYS = {"runs.csv": ["run_id", "status"], "errors.csv": ["run_id", "quantity", "measure"],
+        "reference.csv": ["run_id", "status"]}
+"""Columns that name what a row is, by file name: never empty."""
+
 
 def result_directory(path: Path) -> Path:
     """The result folder a table belongs to (series tables sit in its ``series/``)."""
@@ -80,9 +84,10 @@ def inspect_table(path: Path, data: bytes) -> TableCheck:
         found.problems.insert(0, (1, f"line 1: {header_problem}"))
         return found
     numeric = [(index, name) for index, name in enumerate(found.header) if name not in TEXT_COLUMNS]
+    keys = [(found.header.index(name), name) for name in KEYS.get(path.name, []) if path.parent.name != "series"]
     for number, text in texts[1:]:
         row = next(csv.reader([text]), [])
-        problem = _row_problem(row, found.header, numeric)
+        problem = _row_problem(row, found.header, numeric, keys)
         if problem:
             found.problems.append((number, f"line {number}{problem}"))
         else:
@@ -101,9 +106,13 @@ def _header_problem(path: Path, header: list[str]) -> str:
     return ""
 
 
-def _row_problem(row: list[str], header: list[str], numeric: list[tuple[int, str]]) -> str:
+def _row_problem(row: list[str], header: list[str], numeric: list[tuple[int, str]],
+                 keys: list[tuple[int, str]]) -> str:
     if len(row) != len(header):
         return f" has {len(row)} cells, the header {len(header)}"
+    for index, name in keys:
+        if not row[index].strip():
+            return f", column '{name}': empty"
     for index, name in numeric:
         if row[index] and not _number(row[index]):
             return f", column '{name}': '{row[index][:30]}' is not a number"
