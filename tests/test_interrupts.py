@@ -42,6 +42,23 @@ def command_line(pid: int) -> str:
         return ""
 
 
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of ``pid`` so far (0 once it has ended)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def wait_until_running(process: subprocess.Popen, cpu: float, timeout: float = 300.0) -> None:
+    """Wait until ``process`` has used ``cpu`` seconds of CPU: past its imports and set-up, in its run,
+    however loaded the machine (a fixed sleep once sent the signal before the run had begun)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and process.poll() is None and cpu_seconds(process.pid) < cpu:
+        time.sleep(0.1)
+
+
 def alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -109,7 +126,7 @@ def test_a_signal_stops_simulate_with_one_line_and_no_traceback(signum, code):
                                 "--step", "1e-6", "--t-end", "100", "--max-steps", "100000000"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env={**os.environ, "PYTHONPATH": str(ROOT)})
-    time.sleep(3.0)
+    wait_until_running(process, 3.0)
     assert process.poll() is None, "the run ended before the signal"
     process.send_signal(signum)
     output, errors = process.communicate(timeout=120)
@@ -157,7 +174,7 @@ def test_ctrl_c_stops_a_compiled_run_within_a_second(integrator):
     assert warm.returncode == 0, warm.stderr      # compiled and cached: the next run starts its loop at once
     process = subprocess.Popen(command + ["--t-end", "100"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, env=env)
-    time.sleep(4.0)
+    wait_until_running(process, 4.0)
     assert_ctrl_c_ends_within_a_second(process, "interrupted: the run was not finished")
 
 
@@ -172,7 +189,8 @@ def test_ctrl_c_stops_a_serial_study_run_within_a_second(tmp_path):
     deadline = time.monotonic() + 600
     while time.monotonic() < deadline and not (out / "reference.csv").exists() and process.poll() is None:
         time.sleep(0.2)
-    time.sleep(3.0)                         # the 4e7-step run is under way (it takes about 20 s)
+    busy = cpu_seconds(process.pid)
+    wait_until_running(process, busy + 2.0)   # the 4e7-step run is under way (it takes about 20 s)
     assert_ctrl_c_ends_within_a_second(process, "interrupted: 0 runs stored — run again to resume")
 
 
