@@ -92,10 +92,10 @@ def configure_numba_cache() -> str:
 
 
 COMPILE_MINUTES = "1-2.5 min"
-"""How long the first compilation of a study takes on a 2-core machine, in parallel (runner/precompile.py;
-flagship with an empty cache: 60-62 s of wall time on the 2-vCPU Zen 4 machine of stop 45, 2026-11-28, the
-free-bodies generalized-alpha part on one core, the rigid-body RK67, the starting values and the outputs on
-the other; 147-162 s at stop 44 on a slower 2-vCPU machine, before the rigid-body explicit entry point)."""
+"""How long the first compilation of a study takes on a 2-core machine, in parallel (runner/precompile.py):
+the flagship's, with an empty cache, from about 1 min on a fast 2-vCPU machine (generalized-alpha's
+free-bodies entry point on one core, the rigid-body RK67, the starting values and the outputs on the
+other) to 2.5 min on a slow one (docs/performance.md, "Compile time")."""
 
 
 def is_cold(directory: str | None = None) -> bool:

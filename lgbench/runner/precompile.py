@@ -121,7 +121,7 @@ def _solvers_apart(specs: list[RunSpec]) -> list[RunSpec]:
     each solver, then the second of each, ..., the solvers with the most entry points first. Two entry
     points of one solver share its kernels (generalized-alpha's and HHT's banded iteration matrix and LU);
     handed out one after the other they compiled side by side, both processes compiling those kernels
-    (HHT's banded entry point 76 s beside generalized-alpha's, 35 s after it; docs/performance.md, stop 44)."""
+    (HHT's banded entry point took 76 s beside generalized-alpha's, 35 s after it)."""
     by_solver: dict[str, list[RunSpec]] = {}
     for spec in specs:
         by_solver.setdefault(compile_group(spec)[-1], []).append(spec)
