@@ -123,6 +123,15 @@ class BoundExpectation(_Expectation):
     h_range: StepRange | None = None
 
 
+def _bounded(item):
+    """``item`` if it gives min, max or both, in order (the kinds whose window is [min, max])."""
+    if item.min is None and item.max is None:
+        raise ValueError(f"a {item.kind} expectation needs min, max or both")
+    if item.min is not None and item.max is not None and item.min > item.max:
+        raise ValueError(f"min ({item.min:g}) is above max ({item.max:g})")
+    return item
+
+
 class CostRatioExpectation(_Expectation):
     kind: Literal["cost_ratio"]
     method: str
@@ -137,11 +146,7 @@ class CostRatioExpectation(_Expectation):
 
     @model_validator(mode="after")
     def _has_a_bound(self):
-        if self.min is None and self.max is None:
-            raise ValueError("a cost_ratio expectation needs min, max or both")
-        if self.min is not None and self.max is not None and self.min > self.max:
-            raise ValueError(f"min ({self.min:g}) is above max ({self.max:g})")
-        return self
+        return _bounded(self)
 
 
 class CheapestExpectation(_Expectation):
@@ -156,10 +161,7 @@ class CheapestExpectation(_Expectation):
 
     @model_validator(mode="after")
     def _has_a_bound(self):
-        if self.min is None and self.max is None:
-            raise ValueError("a cheapest expectation needs min, max or both")
-        if self.min is not None and self.max is not None and self.min > self.max:
-            raise ValueError(f"min ({self.min:g}) is above max ({self.max:g})")
+        _bounded(self)
         shared = sorted(set(self.methods) & set(self.among))
         if shared:
             raise ValueError(f"{', '.join(shared)} both in methods and among")
@@ -191,10 +193,7 @@ class SeriesExpectation(_Expectation):
 
     @model_validator(mode="after")
     def _has_a_bound(self):
-        if self.min is None and self.max is None:
-            raise ValueError("a series expectation needs min, max or both")
-        if self.min is not None and self.max is not None and self.min > self.max:
-            raise ValueError(f"min ({self.min:g}) is above max ({self.max:g})")
+        _bounded(self)
         if self.t_range is not None and not self.t_range[0] < self.t_range[1]:
             raise ValueError(f"t_range: {self.t_range[0]:g} is not below {self.t_range[1]:g}")
         return self
