@@ -1,6 +1,7 @@
 """Type-fuzz over every field of every shipped mechanism file (issue 20): whatever value of whatever type
 replaces a field (or the field is deleted), ``load_mechanism`` returns a mechanism that builds in every
 formulation it lists, or raises one one-line InputError naming the file, never another exception."""
+import os
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +31,8 @@ scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.integers(-10**40
 values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
                                                        st.dictionaries(st.text(max_size=8), inner, max_size=3)),
                       max_leaves=8)
-CASES = 300
+CASES = int(os.environ.get("LGBENCH_FUZZ_CASES", "300"))
+"""Cases per test; LGBENCH_FUZZ_CASES=5000 for a long fuzz run."""
 
 
 def test_every_shipped_mechanism_has_fields_to_fuzz():

@@ -2,6 +2,7 @@
 field (or the field is deleted), ``load_study`` returns a Study or raises one one-line InputError
 naming the file, never another exception."""
 import copy
+import os
 from pathlib import Path
 
 import yaml
@@ -56,7 +57,8 @@ scalars = st.one_of(st.none(), st.booleans(), st.integers(), st.integers(-10**40
 values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=3),
                                                        st.dictionaries(st.text(max_size=8), inner, max_size=3)),
                       max_leaves=8)
-CASES = 600
+CASES = int(os.environ.get("LGBENCH_FUZZ_CASES", "600"))
+"""Cases per test; LGBENCH_FUZZ_CASES=5000 for a long fuzz run."""
 seen = []
 
 

@@ -1,5 +1,6 @@
 """Property-based fuzzing of the study loader: whatever a study file holds, ``load_study`` returns a
 Study or raises one InputError whose single line names the file - never another exception."""
+import os
 from pathlib import Path
 
 import yaml
@@ -38,7 +39,7 @@ PATHS = [(key,) for key in VALID] + [
 ]
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=int(os.environ.get("LGBENCH_FUZZ_CASES", "150")), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(mutations=st.lists(st.tuples(st.sampled_from(PATHS), values, st.booleans()), min_size=1, max_size=3))
 def test_any_study_file_loads_or_fails_with_one_clear_line(tmp_path_factory, mutations):
     document = VALID
