@@ -1,7 +1,8 @@
-"""Inputs that describe no mechanism are one line naming the field, before anything runs: principal
-moments of inertia that no mass distribution has (the largest above the sum of the other two), negative
+"""Inputs that describe no mechanism are one line naming the field, before anything runs: negative
 stiffness, damping, rest lengths and controller gains of a mechanism file (each named as written), and
-joints that cannot close (a connecting rod too short to reach its cylinder)."""
+joints that cannot close (a connecting rod too short to reach its cylinder). Principal moments that break
+the triangle inequality are accepted: identified robot data have them (the Puma 560's link 3: 0.0125,
+0.066, 0.086), and a positive definite inertia is all the equations of motion need."""
 import copy
 from pathlib import Path
 
@@ -26,23 +27,12 @@ def _validate(tmp_path, model: str, params: dict):
     return runner.invoke(app, ["validate", str(path)])
 
 
-@pytest.mark.parametrize("model, params, fragments", [
-    ("heavy_top", {"inertia": [1, 1, 5]}, ["field 'params'", "triangle inequality"]),
-    ("spinning_body", {"I_x": 5}, ["field 'params'", "2, 2, 5", "triangle inequality"]),
-    ("v8_crank", {"rod_length": 0.01}, ["field 'params.rod_length'", "cannot reach"]),
-])
-def test_a_built_in_model_with_impossible_parameters_is_refused(tmp_path, model, params, fragments):
-    assert_one_line_input_error(_validate(tmp_path, model, params), *fragments)
-
-
-def test_a_flat_body_meets_the_triangle_inequality_with_equality(tmp_path):
-    """A plate's moments satisfy I1 + I2 = I3: accepted, as the heavy top's (0.234375 + 0.234375 = 0.46875)."""
-    result = _validate(tmp_path, "heavy_top", {"inertia": [0.1, 0.2, 0.3]})
-    assert result.exit_code == 0, result.output
+def test_a_built_in_model_whose_joints_cannot_close_is_refused(tmp_path):
+    assert_one_line_input_error(_validate(tmp_path, "v8_crank", {"rod_length": 0.01}),
+                                "field 'params.rod_length'", "cannot reach")
 
 
 @pytest.mark.parametrize("change, field", [
-    (lambda d: d["bodies"][1].update(inertia=[1e-3, 1e-3, 5e-3]), "bodies[1].inertia"),
     (lambda d: d["parameters"].update(damping=-2.0), "forces[1].damping"),
     (lambda d: d["parameters"].update(stiffness=-400.0), "forces[1].stiffness"),
     (lambda d: d["forces"][1].update(rest_length=-0.25), "forces[1].rest_length"),

@@ -57,10 +57,6 @@ CHAIN_REAL_WIDTH = 40
 S_NQ, S_NV, S_NC = range(3)
 
 
-INERTIA_TRIANGLE_SLACK = 1e-9
-"""Relative slack of the triangle inequality of the principal moments: a flat body (a plate, a disc) has
-I1 + I2 = I3 exactly, which rounding may put a few ulps below."""
-
 class SystemArrays(NamedTuple):
     sizes: np.ndarray       # (3,) int64: nq, nv, number of constraint rows
     body_int: np.ndarray    # (n_bodies, BODY_INT_WIDTH) int64
@@ -116,9 +112,7 @@ class SystemBuilder:
         self.nc = 0
 
     def add_body(self, kind: int, formulation: str, mass: float, inertia, com=(0.0, 0.0, 0.0),
-                 name: str = "body", physical: bool = True) -> int:
-        """A body; ``physical=False`` accepts principal moments that no mass distribution has (a
-        manufactured test body whose published data break the triangle inequality)."""
+                 name: str = "body") -> int:
         if formulation not in FORMULATION_CODES:
             raise InputError(f"unknown formulation '{formulation}' for {name}", field="formulation",
                              allowed=list(FORMULATION_CODES))
@@ -129,13 +123,8 @@ class SystemBuilder:
             raise InputError(f"mass of {name} must be positive, got {mass}", field="mass")
         if inertia.shape != (3, 3) or not np.allclose(inertia, inertia.T, rtol=0, atol=1e-14 * np.abs(inertia).max()):
             raise InputError(f"inertia of {name} must be a symmetric 3x3 matrix", field="inertia")
-        moments = np.linalg.eigvalsh(inertia)
-        if moments.min() <= 0.0:
+        if np.linalg.eigvalsh(inertia).min() <= 0.0:
             raise InputError(f"inertia of {name} must be positive definite", field="inertia")
-        if physical and moments[0] + moments[1] < moments[2] * (1.0 - INERTIA_TRIANGLE_SLACK):
-            raise InputError(f"inertia of {name}: principal moments {', '.join(f'{m:.6g}' for m in moments)} break "
-                             f"the triangle inequality (the largest may not exceed the sum of the other two); no "
-                             f"mass distribution has them", field="inertia")
         if kind == FREE and np.any(np.asarray(com, dtype=float) != 0.0):
             raise InputError(f"a free body's reference point is its centre of mass; {name} has com={com}",
                              field="com")

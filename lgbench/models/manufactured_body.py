@@ -86,9 +86,7 @@ def exact(params: dict, times: np.ndarray) -> np.ndarray:
 def build(formulation: str, params: dict) -> BuiltModel:
     m, eta, w, inertia = _parameters(params)
     builder = SystemBuilder()
-    # paper 003's rho, eta and m give an inertia about the centre of mass whose largest principal moment
-    # exceeds the sum of the other two: no rigid body has it, and the manufactured solution needs none
-    body = builder.add_body(FREE, formulation, m, inertia, name="body", physical=False)
+    body = builder.add_body(FREE, formulation, m, inertia, name="body")
     builder.add_force(MANUFACTURED_LOAD, body, [*eta, w])
     R, omega, _, xc, vc, _ = manufactured_motion(eta, w, 0.0)
     q0, v0 = free_body_coordinates(formulation, xc, R, vc, omega)
