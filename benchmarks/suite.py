@@ -51,7 +51,7 @@ def _ga(group, model, formulation, h, newton, max_steps, **extra):
 def cases() -> list[Case]:
     """Every case of the issue's list: heavy top explicit and implicit, constrained heavy top,
     slider-crank (implicit, and explicit with projection), Puma 560 (absolute and minimal coordinates),
-    V8 crank drive."""
+    V8 crank drive; SE3 nodes beside RV on the rotor, the chain of bodies and the mechanisms above."""
     out = []
     for integrator in ("RK44", "DOPRI5", "RK67"):
         for formulation in ("RV", "Rxyz", "F1", "EP-F1"):
@@ -59,18 +59,21 @@ def cases() -> list[Case]:
     for formulation in ("RV", "EP", "Rxyz"):
         for newton in ("full", "modified"):
             out.append(_ga("heavy top, generalized-alpha", "heavy_top", formulation, 2.5e-5, newton, 40_000))
-    for formulation in ("RV", "EP", "Rxyz"):
+    for formulation in ("RV", "EP", "Rxyz", "SE3"):
         for newton in ("full", "modified"):
             out.append(_ga("constrained heavy top, generalized-alpha", "heavy_top_constrained", formulation, 1e-4,
                            newton, 10_000))
-    for formulation in ("RV", "EP", "Rxyz"):
+    for formulation in ("RV", "EP", "Rxyz", "SE3"):
         out.append(_ga("slider-crank, generalized-alpha", "slider_crank", formulation, 1e-3, "full", 5_000))
-    for formulation in ("RV", "EP"):
+    for formulation in ("RV", "EP", "SE3"):
         out.append(Case("slider-crank, RKMK with projection", "slider_crank", formulation, "RK44-index1", 1e-3,
                         max_steps=5_000))
+    for formulation in ("RV", "SE3"):
+        out.append(Case("rotor, explicit", "rotor", formulation, "RK44", 2e-5, max_steps=100_000))
+        out.append(_ga("chain of bodies, generalized-alpha", "chain_of_bodies", formulation, 1e-3, "full", 5_000))
     out.append(Case("Puma 560", "puma560", "Min", "RK44", 1e-4, "minimal coordinates", max_steps=10_000))
     out.append(Case("Puma 560", "puma560", "RV", "RK44-index1", 1e-4, "RKMK with projection", max_steps=2_000))
-    for formulation in ("Min", "RV", "EP", "Rxyz"):
+    for formulation in ("Min", "RV", "EP", "Rxyz", "SE3"):
         out.append(_ga("Puma 560", "puma560", formulation, 1e-3, "full", 1_000))
     for scheme in ("energy-momentum", "energy-decaying", "generalized-alpha"):
         out.append(Case("manufactured body, intrinsic (paper 003)", "manufactured_body", "RV", f"intrinsic-{scheme}",
@@ -79,7 +82,9 @@ def cases() -> list[Case]:
         out.append(Case("V8 crank drive", "v8_crank", "EP", "hht", 1e-4, f"{variant} HHT, alpha = -0.3",
                         (("alpha", -0.3), ("newton_atol", 1e-8), ("newton_rtol", 1e-10), ("variant", variant)),
                         max_steps=200))
-    out.append(_ga("V8 crank drive", "v8_crank", "EP", 1e-4, "full", 200, newton_atol=1e-8, newton_rtol=1e-10))
+    for formulation in ("EP", "RV", "SE3"):
+        out.append(_ga("V8 crank drive", "v8_crank", formulation, 1e-4, "full", 200, newton_atol=1e-8,
+                       newton_rtol=1e-10))
     return out
 
 

@@ -42,10 +42,9 @@ from lgbench.integrators.fixed_step import run_fixed_steps
 from lgbench.integrators.interface import Integration, sampling, timed_run
 from lgbench.integrators.tableaus import TABLEAUS, ButcherTableau
 from lgbench.lie.dexpinv import dexpinv_so3_series
-from lgbench.lie.se3 import tangent_operator_inverse_se3
 from lgbench.lie.so3 import tangent_operator_inverse_so3
 from lgbench.mbs.codes import DIVERGED, OK, PROJECTION_FAILED, RV, SE3, SINGULAR_MATRIX
-from lgbench.mbs.coordinate_update import update_coordinates
+from lgbench.mbs.coordinate_update import se3_rates, update_coordinates
 from lgbench.mbs.dense import all_finite, copy_vector, mat3_vec
 from lgbench.mbs.index1 import (
     SaddlePointWorkspace, constraint_norm, index1_accelerations, make_saddle_point_workspace, project_positions,
@@ -84,9 +83,7 @@ def coordinate_slopes(sys, u, v, series_order, K):
             else:
                 K[qr:qr + 3] = mat3_vec(tangent_operator_inverse_so3(u[qr:qr + 3]), v[vr:vr + 3])
         elif form == SE3:
-            s = sys.body_int[i, B_QSTART]
-            vs = sys.body_int[i, B_VSTART]
-            K[s:s + 6] = tangent_operator_inverse_se3(u[s:s + 6]) @ v[vs:vs + 6]
+            se3_rates(u, v, K, sys.body_int[i, B_QSTART], sys.body_int[i, B_VSTART])
 
 
 @kernel

@@ -12,7 +12,7 @@ import math
 from numba import njit
 
 from lgbench._compiled import kernel
-from lgbench.lie.se3 import tangent_operator_se3
+from lgbench.lie.se3 import coupling_entries_se3
 from lgbench.lie.so3 import tangent_coefficients
 from lgbench.mbs.banded import band_clear, band_set_constraint_rows
 from lgbench.mbs.codes import RV, SE3
@@ -20,7 +20,7 @@ from lgbench.mbs.constraints import constraint_matrix
 from lgbench.mbs.coordinate_update import update_coordinates, update_coordinates_inline
 from lgbench.mbs.constraint_tangent import velocity_constraint_tangent
 from lgbench.mbs.force_tangent import force_tangent_inline
-from lgbench.mbs.pose import rotation_start
+from lgbench.mbs.pose import _vec3, rotation_start
 from lgbench.mbs.residual import dynamic_residual, generalized_forces_inline
 from lgbench.mbs.scope import multibody
 from lgbench.mbs.system import B_FORM, B_NV, B_VSTART, S_NC, S_NV
@@ -44,6 +44,19 @@ def _write_tangent_so3(psi, k, T, r0):
 
 
 @kernel
+def _write_tangent_se3(dq, k, T, r0):
+    """T_SE3(dq[k:k+6]) = [[T_SO3, S], [0, T_SO3]] (paper 002 eq. 35 in lgbench order) into
+    T[r0:r0+6, r0:r0+6], entry by entry (``lgbench.lie.se3.tangent_operator_se3`` without its arrays)."""
+    _write_tangent_so3(dq, k + 3, T, r0)
+    _write_tangent_so3(dq, k + 3, T, r0 + 3)
+    S = coupling_entries_se3(_vec3(dq, k), _vec3(dq, k + 3))
+    for r in range(3):
+        for c in range(3):
+            T[r0 + r, r0 + 3 + c] = S[3 * r + c]
+            T[r0 + 3 + r, r0 + c] = 0.0
+
+
+@kernel
 def _tangent_block(body_int, i):
     """(first velocity coordinate, size) of body i's non-identity block of T (``_add_body_tangent``): the
     rotation block of an RV node, the 6-block of an SE3 node; size 0 for classical nodes (T = I there)."""
@@ -64,7 +77,7 @@ def _add_body_tangent(body_int, i, dq, T, col0):
     if size == 3:
         _write_tangent_so3(dq, rotation_start(body_int, i)[0], T, k0 + col0 - vs)
     elif size == 6:
-        T[col0:col0 + 6, col0:col0 + 6] = tangent_operator_se3(dq[vs:vs + 6])
+        _write_tangent_se3(dq, vs, T, col0)
 
 
 @kernel

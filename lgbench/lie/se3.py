@@ -9,6 +9,10 @@ eq. (35), [[T, 0], [S, T]] in (Omega, U) order, reads [[T, S], [0, T]] here.
 
 Tangent operator: d/ds exp(v + s w) |_{s=0} = exp(v) (T_SE3(v) w)~ (paper 002 eqs. 27-30, Cor. 2.7),
 with T_SO3 = T_exp of lgbench/lie/so3.py (paper 002 eq. 33 = paper 000 eq. A2).
+
+The matrix-returning kernels serve tests and setup; what a step calls (``compose_se3``,
+``tangent_operator_inverse_se3_apply``, ``coupling_entries_se3``) takes and returns tuples of floats
+(vector arguments may be arrays or tuples) and allocates nothing, as the SO(3) ``*_apply`` kernels do.
 """
 import math
 
@@ -16,8 +20,8 @@ import numpy as np
 
 from lgbench._compiled import kernel
 from lgbench.lie.so3 import (
-    compose_rotation_vectors, exp_so3, hat, log_so3, tangent_operator_inverse_so3,
-    tangent_operator_so3,
+    compose_rotation_vectors_tuple, exp_so3, exp_so3_apply, log_so3, skew_series_apply, tangent_coefficients,
+    tangent_operator_inverse_so3, tangent_operator_inverse_so3_apply, tangent_operator_so3,
 )
 
 # Below this angle the coefficients of S_SE3 are summed as power series (their closed forms lose
@@ -52,11 +56,19 @@ def log_se3(R, x):
 
 
 @kernel
-def compose_se3(x0, psi0, dv):
-    """(x, psi) of (R(psi0), x0) o exp_SE3(dv): psi by rotation-vector composition, x = x0 + R0 T^T dU."""
-    R0 = exp_so3(psi0)
-    dx = translation_coefficient_se3(dv[3:6].copy()) @ dv[0:3]
-    return x0 + R0 @ dx, compose_rotation_vectors(psi0, dv[3:6])
+def translation_coefficient_apply_se3(psi, u):
+    """T_SO3(psi)^T u = (I - f1 hat(psi) + f2 hat(psi)^2) u as a tuple (``translation_coefficient_se3``
+    applied to a vector; paper 002 eq. 11b, paper 000 eqs. A7, A8)."""
+    f1, f2, _ = tangent_coefficients(math.sqrt(psi[0] * psi[0] + psi[1] * psi[1] + psi[2] * psi[2]))
+    return skew_series_apply(psi, -f1, f2, u)
+
+
+@kernel
+def compose_se3(x0, psi0, du, dpsi):
+    """(x, psi) as tuples of (R(psi0), x0) o exp_SE3([du, dpsi]) (paper 002 eqs. 11b, 37a): psi by
+    rotation-vector composition, x = x0 + R(psi0) T_SO3(dpsi)^T du."""
+    r0, r1, r2 = exp_so3_apply(psi0, translation_coefficient_apply_se3(dpsi, du))
+    return (x0[0] + r0, x0[1] + r1, x0[2] + r2), compose_rotation_vectors_tuple(psi0, dpsi)
 
 
 @kernel
@@ -99,14 +111,35 @@ def coupling_coefficients_se3(phi):
 
 
 @kernel
-def coupling_block_se3(U, W):
-    """S_SE3(W, U) of paper 002 eq. (35) (S(0, U) = -hat(U)/2)."""
-    phi = math.sqrt(W[0] * W[0] + W[1] * W[1] + W[2] * W[2])
-    a1, a2, a3, a4 = coupling_coefficients_se3(phi)
-    hu = hat(U)
-    hw = hat(W)
+def coupling_entries_se3(U, W):
+    """S_SE3(W, U) of paper 002 eq. (35) as a row-major 9-tuple (S(0, U) = -hat(U)/2), from
+    hat(U) hat(W) + hat(W) hat(U) = W U^T + U W^T - 2 (W.U) I and hat(W)^2 = W W^T - |W|^2 I."""
+    p2 = W[0] * W[0] + W[1] * W[1] + W[2] * W[2]
+    a1, a2, a3, a4 = coupling_coefficients_se3(math.sqrt(p2))
     wu = W[0] * U[0] + W[1] * U[1] + W[2] * U[2]
-    return a1 * hu + a2 * (hu @ hw + hw @ hu) + a3 * wu * hw + a4 * wu * (hw @ hw)
+    b3 = a3 * wu
+    b4 = a4 * wu
+    d = -2.0 * a2 * wu - b4 * p2
+    return (d + 2.0 * a2 * W[0] * U[0] + b4 * W[0] * W[0],
+            -a1 * U[2] + a2 * (W[0] * U[1] + U[0] * W[1]) - b3 * W[2] + b4 * W[0] * W[1],
+            a1 * U[1] + a2 * (W[0] * U[2] + U[0] * W[2]) + b3 * W[1] + b4 * W[0] * W[2],
+            a1 * U[2] + a2 * (W[1] * U[0] + U[1] * W[0]) + b3 * W[2] + b4 * W[1] * W[0],
+            d + 2.0 * a2 * W[1] * U[1] + b4 * W[1] * W[1],
+            -a1 * U[0] + a2 * (W[1] * U[2] + U[1] * W[2]) - b3 * W[0] + b4 * W[1] * W[2],
+            -a1 * U[1] + a2 * (W[2] * U[0] + U[2] * W[0]) - b3 * W[1] + b4 * W[2] * W[0],
+            a1 * U[0] + a2 * (W[2] * U[1] + U[2] * W[1]) + b3 * W[0] + b4 * W[2] * W[1],
+            d + 2.0 * a2 * W[2] * U[2] + b4 * W[2] * W[2])
+
+
+@kernel
+def coupling_block_se3(U, W):
+    """S_SE3(W, U) of paper 002 eq. (35) as a 3x3 matrix (``coupling_entries_se3``)."""
+    S = coupling_entries_se3(U, W)
+    out = np.empty((3, 3))
+    for r in range(3):
+        for c in range(3):
+            out[r, c] = S[3 * r + c]
+    return out
 
 
 @kernel
@@ -131,3 +164,15 @@ def tangent_operator_inverse_se3(v):
     out[3:6, 3:6] = Ti
     out[0:3, 3:6] = -(Ti @ coupling_block_se3(v[0:3].copy(), W)) @ Ti
     return out
+
+
+@kernel
+def tangent_operator_inverse_se3_apply(U, W, x, y):
+    """T_SE3([U, W])^-1 [x, y] as a 6-tuple: with b = T^-1 y, [T^-1 (x - S b), b] (the block inverse of
+    eq. 35 applied to a vector; no matrix is formed)."""
+    b0, b1, b2 = tangent_operator_inverse_so3_apply(W, y)
+    S = coupling_entries_se3(U, W)
+    a0, a1, a2 = tangent_operator_inverse_so3_apply(W, (x[0] - (S[0] * b0 + S[1] * b1 + S[2] * b2),
+                                                        x[1] - (S[3] * b0 + S[4] * b1 + S[5] * b2),
+                                                        x[2] - (S[6] * b0 + S[7] * b1 + S[8] * b2)))
+    return a0, a1, a2, b0, b1, b2

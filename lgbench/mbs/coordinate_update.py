@@ -10,7 +10,7 @@ import math
 from numba import njit
 
 from lgbench._compiled import kernel
-from lgbench.lie.se3 import compose_se3, tangent_operator_inverse_se3
+from lgbench.lie.se3 import compose_se3, tangent_operator_inverse_se3_apply
 from lgbench.lie.so3 import (
     compose_rotation_vectors_tuple, compose_with_quaternion, quaternion_of_rotation_vector,
     tangent_operator_inverse_so3_apply,
@@ -97,16 +97,19 @@ def update_coordinates(sys, q0, dq, q):
     update_coordinates_inline(sys, q0, dq, q)
 
 
-@kernel
+@njit(inline="always")
 def _update_se3(q0, dq, q, s, qr):
-    x, psi = compose_se3(q0[s:s + 3], q0[qr:qr + 3], dq[s:s + 6])
-    q[s:s + 3] = x
-    q[qr:qr + 3] = psi
+    """(x, psi) of an SE3 node: (R0, x0) o exp_SE3(dq) (paper 002 eqs. 11b, 37a), no array."""
+    x, psi = compose_se3(_vec3(q0, s), _vec3(q0, qr), _vec3(dq, s), _vec3(dq, qr))
+    q[s], q[s + 1], q[s + 2] = x
+    q[qr], q[qr + 1], q[qr + 2] = psi
 
 
-@kernel
-def _rates_se3(dq, v, K, s, vs):
-    K[s:s + 6] = tangent_operator_inverse_se3(dq[s:s + 6]) @ v[vs:vs + 6]
+@njit(inline="always")
+def se3_rates(dq, v, K, s, vs):
+    """Slopes K[s:s+6] = T_SE3^{-1}(dq[s:s+6]) v[vs:vs+6] of an SE3 node (paper 002 eq. 13), no array."""
+    K[s], K[s + 1], K[s + 2], K[s + 3], K[s + 4], K[s + 5] = tangent_operator_inverse_se3_apply(
+        _vec3(dq, s), _vec3(dq, s + 3), _vec3(v, vs), _vec3(v, vs + 3))
 
 
 @njit(inline="always")
@@ -156,7 +159,7 @@ def kinematic_rates(sys, q, dq, v, K):
         return status
     for i in range(body_int.shape[0]):
         if body_int[i, B_FORM] == SE3:
-            _rates_se3(dq, v, K, body_int[i, B_QSTART], body_int[i, B_VSTART])
+            se3_rates(dq, v, K, body_int[i, B_QSTART], body_int[i, B_VSTART])
     for j in range(chain_int.shape[0]):
         k = chain_int[j, C_COORDINATE]
         K[k] = v[k]

@@ -11,12 +11,12 @@ from numba import njit
 import numpy as np
 
 from lgbench._compiled import kernel
-from lgbench.lie.so3 import exp_so3
+from lgbench.lie.so3 import exp_so3_transpose_apply
 from lgbench.lie.tait_bryan import SINGULAR_COS_PITCH, body_rate_dot_apply_rxyz, body_rate_matrix_rxyz_into
 from lgbench.mbs.chain import chain_accelerations
 from lgbench.mbs.codes import FREE, F_TYPE, OK, RXYZ, SE3, SINGULAR_PARAMETERISATION
 from lgbench.mbs.coordinate_update import rigid_kinematic_rates, rigid_stage_coordinates
-from lgbench.mbs.dense import cross, lu_factor, lu_solve, mat3t_vec
+from lgbench.mbs.dense import lu_factor, lu_solve
 from lgbench.mbs.loads import applied_loads, elementary_loads, inertia_apply, is_elementary_load
 from lgbench.mbs.pose import _vec3, rotation_start
 from lgbench.mbs.system import B_FORM, B_INERTIA, B_INERTIA_INV, B_KIND, B_MASS, B_QSTART, B_VSTART
@@ -114,7 +114,9 @@ def state_accelerations(sys, q, v, t, work, a):
     for i in range(body_int.shape[0]):
         if body_int[i, B_FORM] == SE3:
             vs = body_int[i, B_VSTART]
-            _translation_se3(q, v, force[i], sys.body_real[i, B_MASS], body_int[i, B_QSTART] + 3, vs + 3, vs, a)
+            m = sys.body_real[i, B_MASS]
+            f0, f1, f2 = se3_translational_force(q, v, force, i, m, body_int[i, B_QSTART] + 3, vs + 3, vs)
+            a[vs], a[vs + 1], a[vs + 2] = f0 / m, f1 / m, f2 / m
     if sys.chain_int.shape[0] > 0:
         chain_accelerations(sys, q, v, t, a)
     return OK
@@ -151,11 +153,14 @@ def rigid_body_stage(body_int, body_real, force_int, force_real, base, q0, dq, v
     return rigid_accelerations(body_int, body_real, q, v, force, torque, rate_map, mass, piv, rhs, a)
 
 
-@kernel
-def _translation_se3(q, v, f, m, qr, vr, vs, a):
-    """U' = R^T f / m - omega x U of an SE3 node (paper 002 eq. 22b)."""
-    R = exp_so3(q[qr:qr + 3])
-    a[vs:vs + 3] = mat3t_vec(R, f) / m - cross(v[vr:vr + 3], v[vs:vs + 3])
+@njit(inline="always")
+def se3_translational_force(q, v, force, i, m, qr, vr, vs):
+    """R^T f - m omega x U of SE3 node i (paper 002 eq. 22b: m U' = R^T f - m omega x U) as a tuple, for the
+    global force f = force[i], rotation vector q[qr:qr+3], omega = v[vr:vr+3] and U = v[vs:vs+3]."""
+    f0, f1, f2 = exp_so3_transpose_apply(_vec3(q, qr), (force[i, 0], force[i, 1], force[i, 2]))
+    o0, o1, o2 = v[vr], v[vr + 1], v[vr + 2]
+    u0, u1, u2 = v[vs], v[vs + 1], v[vs + 2]
+    return f0 - m * (o1 * u2 - o2 * u1), f1 - m * (o2 * u0 - o0 * u2), f2 - m * (o0 * u1 - o1 * u0)
 
 
 @kernel

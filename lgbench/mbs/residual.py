@@ -11,9 +11,9 @@ from lgbench._compiled import kernel
 from lgbench.lie.tait_bryan import body_rate_dot_apply_rxyz
 from lgbench.mbs.codes import EP, FREE, RV, RXYZ, SE3
 from lgbench.mbs.constraints import constraint_blocks, rate_map_entries
-from lgbench.mbs.dense import add_transpose_product, cross, mat3t_vec
-from lgbench.mbs.dynamics import euler_moment
-from lgbench.mbs.pose import _vec3, rotation_matrix, rotation_start
+from lgbench.mbs.dense import add_transpose_product
+from lgbench.mbs.dynamics import euler_moment, se3_translational_force
+from lgbench.mbs.pose import _vec3, rotation_start
 from lgbench.mbs.scope import multibody
 from lgbench.mbs.system import B_FORM, B_INERTIA, B_KIND, B_MASS, B_NV, B_VSTART
 
@@ -119,8 +119,9 @@ def rotational_forces(body_real, i, form, q, qr, v, vr, torque):
 @njit(inline="always")
 def generalized_forces_inline(scope, sys, q, v, t, force, torque, g):
     """g(q, v, t) in velocity coordinates: applied loads plus gyroscopic terms (``rotational_forces``), the
-    loads and the chains by the ``scope`` (``lgbench.mbs.scope``). Allocation-free for the rigid bodies of
-    every formulation but SE3 under the loads that ``applied_loads`` evaluates in place."""
+    loads and the chains by the ``scope`` (``lgbench.mbs.scope``); SE3 nodes' translation by
+    ``se3_translational_force``. Allocation-free for the rigid bodies of every formulation under the loads
+    that ``applied_loads`` evaluates in place."""
     scope.applied_loads(sys, q, v, t, force, torque)
     body_int = sys.body_int
     body_real = sys.body_real
@@ -130,7 +131,7 @@ def generalized_forces_inline(scope, sys, q, v, t, force, torque, g):
         qr, vr = rotation_start(body_int, i)
         if body_int[i, B_KIND] == FREE:
             if form == SE3:
-                _translational_forces_se3(sys, i, q, v, force, qr, vr, vs, g)
+                g[vs], g[vs + 1], g[vs + 2] = se3_translational_force(q, v, force, i, body_real[i, B_MASS], qr, vr, vs)
             else:
                 for k in range(3):
                     g[vs + k] = force[i, k]
@@ -148,13 +149,6 @@ def generalized_forces(sys, q, v, t, force, torque, g):
     """``generalized_forces_inline`` of any model as a compiled call. A call that passes the system tuple copies
     its ten arrays (about 0.15 us), which is why the Newton loops inline the kernel instead."""
     generalized_forces_inline(multibody, sys, q, v, t, force, torque, g)
-
-
-@kernel
-def _translational_forces_se3(sys, i, q, v, force, qr, vr, vs, g):
-    """R^T f - m omega x U of an SE3 node (paper 002 eq. 22b) into g[vs:vs+3]."""
-    R = rotation_matrix(SE3, q[qr:qr + 3])
-    g[vs:vs + 3] = mat3t_vec(R, force[i]) - sys.body_real[i, B_MASS] * cross(v[vr:vr + 3], v[vs:vs + 3])
 
 
 @njit(inline="always")
