@@ -20,8 +20,8 @@ import pytest
 
 from lgbench.exceptions import InputError
 from lgbench.mbs.chain import (
-    chain_accelerations, chain_generalized_forces, chain_inverse_dynamics, chain_kinetic_energy, chain_link_frame,
-    chain_mass_matrix_rows, chain_potential_energy,
+    CHAIN_STACK_ROWS, _chain_scratch, chain_accelerations, chain_generalized_forces, chain_inverse_dynamics,
+    chain_kinetic_energy, chain_link_frame, chain_mass_matrix, chain_mass_matrix_rows, chain_potential_energy,
 )
 from lgbench.mbs.chain_builder import add_chain, ChainLink, dh_frames
 from lgbench.mbs.codes import CONSTANT
@@ -225,6 +225,37 @@ def test_hooks_as_the_kernels_call_them(tree):
     a2 = np.zeros(n)
     chain_accelerations(sys, q, v, 0.3, a2)
     np.testing.assert_array_equal(a, a2)
+
+
+@pytest.mark.parametrize("rows", [CHAIN_STACK_ROWS, CHAIN_STACK_ROWS + 1])
+def test_kernel_scratch_on_the_stack_and_beyond_it(rows):
+    """A tree at the stack capacity of the kernels' scratch (``chain._chain_scratch``) and one row beyond it
+    (allocated scratch): mass matrix, generalized forces and accelerations equal those of the kernels that
+    allocate their arrays (chain_mass_matrix_rows, chain_inverse_dynamics); the last row branches off the
+    first, so M has entries that no row writes."""
+    rng = np.random.default_rng(rows)
+    links = [ChainLink(a=rng.uniform(0.1, 0.3), alpha=rng.uniform(-np.pi, np.pi), d=rng.uniform(-0.1, 0.1),
+                       joint="prismatic" if k % 5 == 3 else "revolute", parent=0 if k == rows - 1 else None,
+                       mass=rng.uniform(0.5, 3.0), com=tuple(rng.uniform(-0.1, 0.1, 3)),
+                       inertia=tuple(map(tuple, spd(rng, 0.05)))) for k in range(rows)]
+    sys, _ = build(links)
+    q, v = rng.uniform(-1.5, 1.5, rows), rng.uniform(-2.0, 2.0, rows)
+    M = chain_mass_matrix_rows(sys, q)
+    for _ in range(2):                  # the second call finds the first one's values in its scratch
+        M_hook = np.zeros((rows, rows))
+        chain_mass_matrix(sys, q, M_hook)
+        np.testing.assert_array_equal(M_hook, M)
+        g = np.zeros(rows)
+        chain_generalized_forces(sys, q, v, 0.3, g)
+        np.testing.assert_array_equal(g, -chain_inverse_dynamics(sys, q, v, np.zeros(rows), True))
+        a = np.zeros(rows)
+        chain_accelerations(sys, q, v, 0.3, a)
+        np.testing.assert_allclose(M @ a, g, rtol=0, atol=1e-9 * np.abs(g).max())
+
+
+def test_kernel_scratch_is_inlined_into_each_kernel():
+    """The stack arrays of ``_chain_scratch`` live in the frame of the function they are compiled into."""
+    assert _chain_scratch.targetoptions.get("inline") == "always"
 
 
 def rk44_energy_drift(sys, q0, v0, h, t_end):

@@ -34,6 +34,11 @@ Dynamics (R. Featherstone, Rigid Body Dynamics Algorithms, Springer 2008):
   I S = [I_O w + (m c) x u ; m u - (m c) x w] for a motion S = [w ; u].
 - Accelerations for explicit integrators: Cholesky factorisation of M (symmetric positive definite).
 
+Scratch: the kernels of a step keep their per-link arrays in their own stack frame (``_chain_scratch``) for
+chains of up to CHAIN_STACK_ROWS rows, so a step allocates nothing and no caller passes them; a heap array
+cost 30-35 ns per call, and scratch carried in the system or work tuples made every compiled call that
+takes them dearer (docs/performance.md, "Allocation in a step").
+
 Joint forces: tau_i = Kp_i (phi_d - q_i) + Kd_i (phi_d' - q_i') - c_i q_i'. The set-point phi_d(t)
 and its rate come from ``lgbench.mbs.trajectories.prescribed_motion`` evaluated at the time of every
 stage / Newton iterate (continuous in t). There is no feed-forward and no gravity compensation:
@@ -68,6 +73,9 @@ from __future__ import annotations
 
 import math
 
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 import numpy as np
 
 from lgbench._compiled import kernel
@@ -116,6 +124,60 @@ K_CI = 25      # composite rotational inertia about the global origin (row-major
 K_WIDTH = 36
 
 assert CHAIN_INT_WIDTH >= 5 and CHAIN_REAL_WIDTH >= R_BASE_POSITION + 3
+
+CHAIN_STACK_ROWS = 32
+"""Chains of up to this many rows (all rows of the system) keep a kernel's scratch on the stack
+(``_chain_scratch``, 18 KB); longer ones allocate it at each call."""
+
+
+# ------------------------------------------------------------------------------------------------
+# scratch arrays in the stack frame of a kernel
+# ------------------------------------------------------------------------------------------------
+
+@intrinsic
+def _stack_matrix(typingctx, rows, cols, capacity):
+    """An uninitialised float64 (rows, cols) C array in the stack frame of the compiled function this call
+    ends up in, without a memory manager (as the views of ``borrowed.py``): valid until that function
+    returns. ``capacity`` must be a compile-time constant >= rows * cols (not checked)."""
+    if not (isinstance(rows, types.Integer) and isinstance(cols, types.Integer)
+            and isinstance(capacity, types.IntegerLiteral)):
+        return None
+    size = capacity.literal_value
+    array_type = types.Array(types.float64, 2, "C")
+
+    def codegen(context, builder, signature, args):
+        data = cgutils.alloca_once(builder, context.get_value_type(types.float64), size=size)
+        n_rows = context.cast(builder, args[0], signature.args[0], types.intp)
+        n_cols = context.cast(builder, args[1], signature.args[1], types.intp)
+        itemsize = context.get_constant(types.intp, context.get_abi_sizeof(context.get_value_type(types.float64)))
+        array = context.make_array(array_type)(context, builder)
+        context.populate_array(array, data=data, shape=[n_rows, n_cols], strides=[builder.mul(n_cols, itemsize),
+                               itemsize], itemsize=itemsize, meminfo=None)
+        return array._getvalue()
+    return array_type(rows, cols, capacity), codegen
+
+
+_LINK_CAPACITY = CHAIN_STACK_ROWS * K_WIDTH
+_MASS_CAPACITY = CHAIN_STACK_ROWS * CHAIN_STACK_ROWS
+_VECTOR_CAPACITY = 2 * CHAIN_STACK_ROWS
+
+
+@njit(inline="always")
+def _chain_scratch(n):
+    """(K, Ml, V) for one call of a kernel on n chain rows: the link quantities (n, K_WIDTH), a mass matrix
+    (n, n) and two n-vectors (2, n), uninitialised. Always inlined, so that the arrays live in the calling
+    kernel's stack frame (``_stack_matrix``) while it runs; allocated beyond CHAIN_STACK_ROWS rows."""
+    if n <= CHAIN_STACK_ROWS:
+        return (_stack_matrix(n, K_WIDTH, _LINK_CAPACITY), _stack_matrix(n, n, _MASS_CAPACITY),
+                _stack_matrix(2, n, _VECTOR_CAPACITY))
+    return np.empty((n, K_WIDTH)), np.empty((n, n)), np.empty((2, n))
+
+
+@njit(inline="always")
+def _zero(A):
+    for r in range(A.shape[0]):
+        for c in range(A.shape[1]):
+            A[r, c] = 0.0
 
 
 # ------------------------------------------------------------------------------------------------
@@ -376,13 +438,12 @@ def _joint_forces(sys, q, v, t, tau):
 
 
 @kernel
-def _forces_local(sys, q, v, t, K, out):
-    """out[row] = tau - h(q, v) (joint forces minus RNEA bias forces including gravity)."""
+def _forces_local(sys, q, v, t, K, tau, out):
+    """out[row] = tau - h(q, v) (joint forces minus RNEA bias forces including gravity); tau is scratch."""
     _rnea(sys, q, v, v, False, True, K, out)
     n = sys.chain_int.shape[0]
     for i in range(n):
         out[i] = -out[i]
-    tau = np.empty(n)
     _joint_forces(sys, q, v, t, tau)
     for i in range(n):
         out[i] += tau[i]
@@ -427,8 +488,8 @@ def chain_mass_matrix(sys, q, M):
     n = sys.chain_int.shape[0]
     if n == 0:
         return
-    K = np.empty((n, K_WIDTH))
-    Ml = np.zeros((n, n))
+    K, Ml, _ = _chain_scratch(n)
+    _zero(Ml)
     _crba(sys, q, K, Ml)
     for r in range(n):
         kr = sys.chain_int[r, C_COORDINATE]
@@ -442,9 +503,9 @@ def chain_generalized_forces(sys, q, v, t, g):
     n = sys.chain_int.shape[0]
     if n == 0:
         return
-    K = np.empty((n, K_WIDTH))
-    out = np.empty(n)
-    _forces_local(sys, q, v, t, K, out)
+    K, _, V = _chain_scratch(n)
+    out = V[0]
+    _forces_local(sys, q, v, t, K, V[1], out)
     for i in range(n):
         g[sys.chain_int[i, C_COORDINATE]] = out[i]
 
@@ -455,7 +516,7 @@ def chain_kinetic_energy(sys, q, v):
     n = sys.chain_int.shape[0]
     if n == 0:
         return 0.0
-    K = np.empty((n, K_WIDTH))
+    K, _, _ = _chain_scratch(n)
     _velocities(sys, q, v, K)
     e = 0.0
     for i in range(n):
@@ -472,7 +533,7 @@ def chain_potential_energy(sys, q, v):
     n = sys.chain_int.shape[0]
     if n == 0:
         return 0.0
-    K = np.empty((n, K_WIDTH))
+    K, _, _ = _chain_scratch(n)
     _kinematics(sys, q, K)
     e = 0.0
     for i in range(n):
@@ -492,13 +553,14 @@ def chain_accelerations(sys, q, v, t, a):
     n = sys.chain_int.shape[0]
     if n == 0:
         return
-    K = np.empty((n, K_WIDTH))
-    Ml = np.zeros((n, n))
-    rhs = np.empty(n)
+    K, Ml, V = _chain_scratch(n)
+    rhs = V[0]
+    _zero(Ml)
     _crba(sys, q, K, Ml)
-    _forces_local(sys, q, v, t, K, rhs)
+    _forces_local(sys, q, v, t, K, V[1], rhs)
     if not _cholesky_solve(Ml, rhs):
-        rhs[:] = np.nan
+        for i in range(n):
+            rhs[i] = np.nan
     for i in range(n):
         a[sys.chain_int[i, C_COORDINATE]] = rhs[i]
 

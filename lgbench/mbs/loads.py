@@ -4,9 +4,8 @@
 every integrator, also on the cached rotations of ``rigid_stage_coordinates``); ``other_load`` the
 rest: PD joint controllers with their set-point trajectories, timed torques (ramped or by a time
 table, ``time_factor``), the EP norm-rate torque of paper 004 eq. 9, spring-dampers along the line
-between two bodies' points, point forces, the manufactured loads of paper 003. All but the
-manufactured loads (a function of time only) allocate nothing. Parameters are read by the column names of
-lgbench/mbs/codes.py.
+between two bodies' points, point forces, the manufactured loads of paper 003 (a function of time only).
+None of them allocates. Parameters are read by the column names of lgbench/mbs/codes.py.
 """
 import math
 
@@ -23,11 +22,9 @@ from lgbench.mbs.codes import (
     TABLE_POINTS_PER_ROW, TIMED_TORQUE, TORQUE, TORQUE_IN_BODY_FRAME, TORQUE_SCHEDULE,
 )
 from lgbench.mbs.constraints import _body_rotation, _cross3, _dot3, _rotate, _rotate_back
-from lgbench.mbs.dense import mat3t_vec
 from lgbench.mbs.manufactured import manufactured_load
 from lgbench.mbs.pose import (
-    _rot_start, _vec3, body_angular_velocity, from_body_frame, rotation_matrix, rotation_size, rotation_start,
-    to_body_frame,
+    _rot_start, _vec3, body_angular_velocity, from_body_frame, rotation_start, to_body_frame,
 )
 from lgbench.mbs.system import B_COM, B_FORM, B_INERTIA, B_KIND, B_MASS, B_QSTART, B_VSTART, GROUND
 from lgbench.mbs.trajectories import prescribed_motion
@@ -167,7 +164,7 @@ def other_loads(sys, first, q, v, t, force, torque):
 def other_load(sys, k, q, v, t, force, torque):
     """Force element k of the types ``elementary_loads`` leaves out (PD controllers, timed torques, the EP
     norm-rate torque, line spring-dampers, point forces, manufactured loads; a TIME_TABLE row adds nothing).
-    Allocation-free except for the manufactured loads (functions of time only)."""
+    Allocation-free."""
     ftype = sys.force_int[k, F_TYPE]
     i = sys.force_int[k, F_BODY]
     p = sys.force_real[k]
@@ -212,11 +209,11 @@ def other_load(sys, k, q, v, t, force, torque):
         _add_point_force(sys, q, force, torque, i, (p[FORCE_POINT], p[FORCE_POINT + 1], p[FORCE_POINT + 2]), f,
                          factor)
     elif ftype == MANUFACTURED_LOAD:
-        R = rotation_matrix(form, q[qr:qr + rotation_size(form)])
         f, couple = manufactured_load(sys.body_real[i, B_MASS],
                                       sys.body_real[i, B_INERTIA:B_INERTIA + 9].reshape(3, 3), p, t)
-        force[i] += f
-        torque[i] += mat3t_vec(R, couple)
+        for j in range(3):
+            force[i, j] += f[j]
+        _add_body_torque(torque, i, _rotate_back(_body_rotation(sys.body_int, i, q), couple), 1.0)
 
 
 @njit(inline="always")

@@ -18,8 +18,8 @@ import math
 import numpy as np
 
 from lgbench._compiled import kernel
-from lgbench.lie.euler_parameters import body_ep_matrix, rotation_matrix_ep
-from lgbench.mbs.dense import cross, mat3_vec, mat3t_vec
+from lgbench.mbs.codes import EP
+from lgbench.mbs.constraints import _cross3, _rotate, _rotate_back, rotation_entries
 
 # force_real columns of the MANUFACTURED_LOAD force element (lgbench/mbs/codes.py)
 MANUFACTURED_AXIS = 0   # [0:3] eta* (body frame)
@@ -28,62 +28,82 @@ MANUFACTURED_RATE = 3   # [3] w
 
 @kernel
 def _axis_and_derivatives(t):
-    """Unit axis n(theta, psi) and its first and second time derivatives."""
+    """Unit axis n(theta, psi) and its first and second time derivatives, as 3-tuples."""
     theta = t + 2.0 * math.sin(t)
     psi = 3.0 * math.cos(t) - 3.0
     td, tdd = 1.0 + 2.0 * math.cos(t), -2.0 * math.sin(t)
     pd, pdd = -3.0 * math.sin(t), -3.0 * math.cos(t)
     st, ct, sp, cp = math.sin(theta), math.cos(theta), math.sin(psi), math.cos(psi)
-    n = np.array([st * cp, st * sp, ct])
-    n_t = np.array([ct * cp, ct * sp, -st])
-    n_p = np.array([-st * sp, st * cp, 0.0])
-    n_tp = np.array([-ct * sp, ct * cp, 0.0])
-    n_pp = np.array([-st * cp, -st * sp, 0.0])
-    nd = n_t * td + n_p * pd
-    ndd = -n * td * td + 2.0 * n_tp * td * pd + n_pp * pd * pd + n_t * tdd + n_p * pdd
+    n = (st * cp, st * sp, ct)
+    n_t = (ct * cp, ct * sp, -st)
+    n_p = (-st * sp, st * cp, 0.0)
+    n_tp = (-ct * sp, ct * cp, 0.0)
+    n_pp = (-st * cp, -st * sp, 0.0)
+    nd = (n_t[0] * td + n_p[0] * pd, n_t[1] * td + n_p[1] * pd, n_t[2] * td + n_p[2] * pd)
+    ndd = (-n[0] * td * td + 2.0 * n_tp[0] * td * pd + n_pp[0] * pd * pd + n_t[0] * tdd + n_p[0] * pdd,
+           -n[1] * td * td + 2.0 * n_tp[1] * td * pd + n_pp[1] * pd * pd + n_t[1] * tdd + n_p[1] * pdd,
+           -n[2] * td * td + 2.0 * n_tp[2] * td * pd + n_pp[2] * pd * pd + n_t[2] * tdd + n_p[2] * pdd)
     return n, nd, ndd
 
 
 @kernel
 def euler_parameters_and_derivatives(t):
-    """(e, e', e'') of the prescribed orientation (paper 003 Sect. 5)."""
+    """(e, e', e'') of the prescribed orientation (paper 003 Sect. 5), as 4-tuples."""
     phi, phid = 2.0 * t, 2.0
     n, nd, ndd = _axis_and_derivatives(t)
     s, c = math.sin(phi), math.cos(phi)
     sd, sdd = c * phid, -s * phid * phid
-    e = np.empty(4)
-    ed = np.empty(4)
-    edd = np.empty(4)
-    e[0], ed[0], edd[0] = c, -s * phid, -c * phid * phid
-    e[1:4] = s * n
-    ed[1:4] = sd * n + s * nd
-    edd[1:4] = sdd * n + 2.0 * sd * nd + s * ndd
+    e = (c, s * n[0], s * n[1], s * n[2])
+    ed = (-s * phid, sd * n[0] + s * nd[0], sd * n[1] + s * nd[1], sd * n[2] + s * nd[2])
+    edd = (-c * phid * phid, sdd * n[0] + 2.0 * sd * nd[0] + s * ndd[0], sdd * n[1] + 2.0 * sd * nd[1] + s * ndd[1],
+           sdd * n[2] + 2.0 * sd * nd[2] + s * ndd[2])
     return e, ed, edd
 
 
 @kernel
 def reference_point_motion(w, t):
-    """(u_B, u_B', u_B'') of the prescribed displacement of B."""
-    u = np.array([math.sin(w * t), math.cos(w * t) - 1.0, 0.5 * t + math.sin(2.0 * w * t)])
-    ud = np.array([w * math.cos(w * t), -w * math.sin(w * t), 0.5 + 2.0 * w * math.cos(2.0 * w * t)])
-    udd = np.array([-w * w * math.sin(w * t), -w * w * math.cos(w * t), -4.0 * w * w * math.sin(2.0 * w * t)])
+    """(u_B, u_B', u_B'') of the prescribed displacement of B, as 3-tuples."""
+    u = (math.sin(w * t), math.cos(w * t) - 1.0, 0.5 * t + math.sin(2.0 * w * t))
+    ud = (w * math.cos(w * t), -w * math.sin(w * t), 0.5 + 2.0 * w * math.cos(2.0 * w * t))
+    udd = (-w * w * math.sin(w * t), -w * w * math.cos(w * t), -4.0 * w * w * math.sin(2.0 * w * t))
     return u, ud, udd
 
 
 @kernel
-def manufactured_motion(eta, w, t):
-    """(R, omega*, omega*', x_c, x_c', x_c'') of the body at time t (centre of mass x_c = u_B + R eta)."""
+def _body_rate(e, x):
+    """2 L(e) x: the body angular velocity (x = e') or acceleration (x = e'') of paper 003 Sect. 5."""
+    return (2.0 * (-e[1] * x[0] + e[0] * x[1] + e[3] * x[2] - e[2] * x[3]),
+            2.0 * (-e[2] * x[0] - e[3] * x[1] + e[0] * x[2] + e[1] * x[3]),
+            2.0 * (-e[3] * x[0] + e[2] * x[1] - e[1] * x[2] + e[0] * x[3]))
+
+
+@kernel
+def _add3(a, b):
+    return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
+
+
+@kernel
+def motion(eta, w, t):
+    """(R, omega*, omega*', x_c, x_c', x_c'') of the body at time t (centre of mass x_c = u_B + R eta), R as a
+    row-major 9-tuple (``constraints.rotation_entries``) and the rest as 3-tuples: no array."""
     e, ed, edd = euler_parameters_and_derivatives(t)
-    R = rotation_matrix_ep(e)
-    L = body_ep_matrix(e)
-    omega = 2.0 * (L @ ed)
-    omega_d = 2.0 * (L @ edd)
+    R = rotation_entries(EP, e, 0)
+    omega = _body_rate(e, ed)
+    omega_d = _body_rate(e, edd)
     u, ud, udd = reference_point_motion(w, t)
-    w_eta = cross(omega, eta)
-    xc = u + mat3_vec(R, eta)
-    vc = ud + mat3_vec(R, w_eta)
-    ac = udd + mat3_vec(R, cross(omega_d, eta) + cross(omega, w_eta))
+    eta3 = (eta[0], eta[1], eta[2])
+    w_eta = _cross3(omega, eta3)
+    xc = _add3(u, _rotate(R, eta3))
+    vc = _add3(ud, _rotate(R, w_eta))
+    ac = _add3(udd, _rotate(R, _add3(_cross3(omega_d, eta3), _cross3(omega, w_eta))))
     return R, omega, omega_d, xc, vc, ac
+
+
+def manufactured_motion(eta, w, t):
+    """``motion`` as arrays (R 3x3), for the model's exact outputs and initial state."""
+    R, omega, omega_d, xc, vc, ac = motion(np.asarray(eta, dtype=float), float(w), float(t))
+    return (np.array(R).reshape(3, 3), np.array(omega), np.array(omega_d), np.array(xc), np.array(vc),
+            np.array(ac))
 
 
 @kernel
@@ -91,17 +111,19 @@ def prescribed_material_velocity(p, t, V):
     """V = [R^T x_c', omega*] at time t: the material velocities of the centre-of-mass frame on the
     prescribed motion (p = force_real row [eta*, w]), which drive the kinematics-only experiment of
     paper 003 Figs. 3-4."""
-    R, omega, _, _, vc, _ = manufactured_motion(p[MANUFACTURED_AXIS:MANUFACTURED_AXIS + 3], p[MANUFACTURED_RATE], t)
-    V[0:3] = mat3t_vec(R, vc)
-    V[3:6] = omega
+    R, omega, _, _, vc, _ = motion(p[MANUFACTURED_AXIS:MANUFACTURED_AXIS + 3], p[MANUFACTURED_RATE], t)
+    V[0], V[1], V[2] = _rotate_back(R, vc)
+    V[3], V[4], V[5] = omega
 
 
 @kernel
 def manufactured_load(mass, inertia, p, t):
-    """(global force through the centre of mass, global couple) producing the prescribed motion.
+    """(global force through the centre of mass, global couple) producing the prescribed motion, as 3-tuples.
 
-    ``inertia`` is J_c about the centre of mass (body frame), p = force_real row [eta*, w].
+    ``inertia`` is J_c about the centre of mass (body frame, 3x3), p = force_real row [eta*, w].
     """
-    R, omega, omega_d, _, _, ac = manufactured_motion(p[MANUFACTURED_AXIS:MANUFACTURED_AXIS + 3], p[MANUFACTURED_RATE], t)
-    torque_body = mat3_vec(inertia, omega_d) + cross(omega, mat3_vec(inertia, omega))
-    return mass * ac, mat3_vec(R, torque_body)
+    R, omega, omega_d, _, _, ac = motion(p[MANUFACTURED_AXIS:MANUFACTURED_AXIS + 3], p[MANUFACTURED_RATE], t)
+    J = (inertia[0, 0], inertia[0, 1], inertia[0, 2], inertia[1, 0], inertia[1, 1], inertia[1, 2],
+         inertia[2, 0], inertia[2, 1], inertia[2, 2])
+    torque_body = _add3(_rotate(J, omega_d), _cross3(omega, _rotate(J, omega)))
+    return (mass * ac[0], mass * ac[1], mass * ac[2]), _rotate(R, torque_body)
