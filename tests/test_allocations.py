@@ -1,10 +1,13 @@
-"""No step allocates on SE3 nodes, in any integrator family: numba's allocation counter over runs of 10 and
-1000 steps (``benchmarks/allocations.py``, which prints the table of every registry case).
+"""No step allocates on SE3 nodes, in any integrator family, nor in the index-1 family on joints: numba's
+allocation counter over runs of 10 and 1000 steps (``benchmarks/allocations.py``, which prints the table of
+every registry case).
 
 The cases are chosen so that every SE3 kernel of a step runs at least once per family, not every model:
 the explicit stage (``compose_se3``, ``se3_rates``, ``se3_translational_force``), the index-1 slopes
 (``coordinate_slopes``), and generalized-alpha (full and modified Newton) and HHT with the residual, the
 iteration matrix's T_SE3 (``_write_tangent_se3``, used with ``texp: true`` only) and a joint on SE3 nodes.
+The index-1 cases on the constrained top and the slider-crank (RV and SE3 nodes) run the curvature term
+B' v (``constraints.curvature_rows``) of spherical, revolute and prismatic joints.
 """
 from __future__ import annotations
 
@@ -21,6 +24,10 @@ ROOT = Path(__file__).resolve().parent.parent
 CASES = [
     ("rotor", "SE3", "RK44", {}),
     ("rotor", "SE3", "RK44-index1", {}),
+    ("heavy_top_constrained", "RV", "RK44-index1", {}),
+    ("heavy_top_constrained", "SE3", "RK44-index1", {}),
+    ("slider_crank", "RV", "RK44-index1", {}),
+    ("slider_crank", "SE3", "RK44-index1", {}),
     ("heavy_top_constrained", "SE3", "ga-full", {}),
     ("heavy_top_constrained", "SE3", "ga-full", {"texp": True}),
     ("heavy_top_constrained", "SE3", "ga-modified", {}),
@@ -46,5 +53,5 @@ def per_step():
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_an_se3_step_allocates_nothing(per_step, name):
+def test_a_step_allocates_nothing(per_step, name):
     assert per_step[name] == 0, f"{name}: {per_step[name]} allocations per step"

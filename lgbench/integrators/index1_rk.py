@@ -41,16 +41,16 @@ from lgbench.integrators.adaptive_steps import (
 from lgbench.integrators.fixed_step import run_fixed_steps
 from lgbench.integrators.interface import Integration, sampling, timed_run
 from lgbench.integrators.tableaus import TABLEAUS, ButcherTableau
-from lgbench.lie.dexpinv import dexpinv_so3_series
-from lgbench.lie.so3 import tangent_operator_inverse_so3
+from lgbench.lie.dexpinv import dexpinv_so3_series_apply
+from lgbench.lie.so3 import tangent_operator_inverse_so3_apply
 from lgbench.mbs.codes import DIVERGED, OK, PROJECTION_FAILED, RV, SE3, SINGULAR_MATRIX
 from lgbench.mbs.coordinate_update import se3_rates, update_coordinates
-from lgbench.mbs.dense import all_finite, copy_vector, mat3_vec
+from lgbench.mbs.dense import all_finite, copy_vector
 from lgbench.mbs.index1 import (
     SaddlePointWorkspace, constraint_norm, index1_accelerations, make_saddle_point_workspace, project_positions,
     project_velocities, velocity_constraint_norm,
 )
-from lgbench.mbs.pose import _rot_start
+from lgbench.mbs.pose import _rot_start, _vec3
 from lgbench.mbs.system import B_FORM, B_QSTART, B_VSTART, SystemArrays
 
 
@@ -79,9 +79,9 @@ def coordinate_slopes(sys, u, v, series_order, K):
         if form == RV:
             qr, vr = _rot_start(sys, i)
             if series_order > 0:
-                K[qr:qr + 3] = dexpinv_so3_series(u[qr:qr + 3], v[vr:vr + 3], series_order)
+                K[qr], K[qr + 1], K[qr + 2] = dexpinv_so3_series_apply(_vec3(u, qr), _vec3(v, vr), series_order)
             else:
-                K[qr:qr + 3] = mat3_vec(tangent_operator_inverse_so3(u[qr:qr + 3]), v[vr:vr + 3])
+                K[qr], K[qr + 1], K[qr + 2] = tangent_operator_inverse_so3_apply(_vec3(u, qr), _vec3(v, vr))
         elif form == SE3:
             se3_rates(u, v, K, sys.body_int[i, B_QSTART], sys.body_int[i, B_VSTART])
 

@@ -25,28 +25,44 @@ MAX_SERIES_ORDER = BERNOULLI_NUMBERS.shape[0]
 @kernel
 def dexpinv_series_coefficients(order):
     """c_p = (-1)^p B_p / p!, p = 0 .. order-1: dexpinv(-u, k, order) = sum_p c_p ad_u^p k."""
-    n = max(1, min(order, MAX_SERIES_ORDER))
-    c = np.empty(n)
-    for p in range(n):
-        c[p] = (-1.0) ** p * BERNOULLI_NUMBERS[p] / math.gamma(p + 1.0)
+    c = np.empty(series_terms(order))
+    for p in range(c.shape[0]):
+        c[p] = series_coefficient(p)
     return c
 
 
 @kernel
+def series_terms(order):
+    """Number of terms of the series for an RK method of order ``order`` (1 .. MAX_SERIES_ORDER)."""
+    return max(1, min(order, MAX_SERIES_ORDER))
+
+
+@kernel
+def series_coefficient(p):
+    """c_p = (-1)^p B_p / p! of ``dexpinv_series_coefficients``."""
+    return (-1.0) ** p * BERNOULLI_NUMBERS[p] / math.gamma(p + 1.0)
+
+
+@kernel
+def dexpinv_so3_series_apply(u, k, order):
+    """dexpinv of paper 001 (left trivialisation) on so(3) for an RK method of order ``order`` as a tuple:
+    k + (u x k)/2 + sum_{p=2}^{order-1} B_p/p! ad_u^p k (order 1 gives k); u and k have 3 entries."""
+    c = series_coefficient(0)
+    o0, o1, o2 = c * k[0], c * k[1], c * k[2]
+    t0, t1, t2 = k[0], k[1], k[2]
+    for p in range(1, series_terms(order)):
+        t0, t1, t2 = u[1] * t2 - u[2] * t1, u[2] * t0 - u[0] * t2, u[0] * t1 - u[1] * t0
+        c = series_coefficient(p)
+        if c != 0.0:
+            o0, o1, o2 = o0 + c * t0, o1 + c * t1, o2 + c * t2
+    return o0, o1, o2
+
+
+@kernel
 def dexpinv_so3_series(u, k, order):
-    """dexpinv of paper 001 (left trivialisation) on so(3) for an RK method of order ``order``:
-    k + (u x k)/2 + sum_{p=2}^{order-1} B_p/p! ad_u^p k (order 1 gives k)."""
-    c = dexpinv_series_coefficients(order)
-    out = c[0] * k
-    term = k.copy()
-    for p in range(1, c.shape[0]):
-        nxt = np.empty(3)
-        nxt[0] = u[1] * term[2] - u[2] * term[1]
-        nxt[1] = u[2] * term[0] - u[0] * term[2]
-        nxt[2] = u[0] * term[1] - u[1] * term[0]
-        term = nxt
-        if c[p] != 0.0:
-            out = out + c[p] * term
+    """``dexpinv_so3_series_apply`` as an array."""
+    out = np.empty(3)
+    out[0], out[1], out[2] = dexpinv_so3_series_apply(u, k, order)
     return out
 
 

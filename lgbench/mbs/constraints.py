@@ -34,15 +34,12 @@ from numba import njit
 
 from lgbench._compiled import kernel
 from lgbench.lie.so3 import one_minus_cos_over_sq, sinc
+from lgbench.lie.tait_bryan import body_rate_dot_apply_rxyz
 from lgbench.mbs.codes import (
     BODY_FRAME_COINCIDENT, BODY_FRAME_POINT, COINCIDENT, DISTANCE, EP, F1, FREE, PERPENDICULAR, POINT_ON_LINE, RV,
     RXYZ, SE3,
 )
-from lgbench.mbs.dense import cross, mat3_vec, mat3t_vec
-from lgbench.mbs.pose import (
-    _rot_start, _vec3, angular_velocity, body_pose, rotation_size, rotation_start, translation_rate, velocity_map,
-    velocity_map_rate,
-)
+from lgbench.mbs.pose import _vec3, body_angular_velocity, rotation_start
 from lgbench.mbs.system import (
     B_CROW, B_FORM, B_KIND, B_NV, B_QSTART, B_VSTART, GROUND, J_BODY1, J_BODY2, J_LENGTH, J_NROWS, J_ROW, J_TYPE, S_NC,
 )
@@ -153,8 +150,7 @@ def _body_position(body_int, i, q):
 
 @kernel
 def body_point(body_int, i, q, b):
-    """p = x + R b of the body point b (3 entries) as a tuple; ground: b (allocation-free
-    ``point_kinematics(...)[0]``)."""
+    """p = x + R b of the body point b (3 entries) as a tuple; ground: b."""
     return _point_in_frame(body_int, i, q, _joint_body_rotation(body_int, i, q), b)
 
 
@@ -172,7 +168,7 @@ def _point_in_frame(body_int, i, q, R, b):
 
 @kernel
 def body_vector(body_int, i, q, a):
-    """n = R a of the body vector a as a tuple; ground: a (allocation-free ``vector_kinematics(...)[0]``)."""
+    """n = R a of the body vector a as a tuple; ground: a."""
     return _vector_in_frame(i, _joint_body_rotation(body_int, i, q), a)
 
 
@@ -206,42 +202,54 @@ def projection_axis(p, kind, k):
     return (1.0 if k == 0 else 0.0, 1.0 if k == 1 else 0.0, 1.0 if k == 2 else 0.0)
 
 
-@kernel
-def _body_motion(sys, i, q, v):
-    """(R, x, u, omega, W' w, W) of body i; u = x' is global (R U for SE3 nodes)."""
-    form = sys.body_int[i, B_FORM]
-    qr, vr = _rot_start(sys, i)
-    nr = rotation_size(form)
-    nw = 4 if form == EP else 3
-    R, x = body_pose(sys, i, q)
-    u = np.zeros(3)
-    if sys.body_int[i, B_KIND] == FREE:
-        vs = sys.body_int[i, B_VSTART]
-        u[:] = mat3_vec(R, v[vs:vs + 3]) if form == SE3 else v[vs:vs + 3]
-    omega = angular_velocity(form, q[qr:qr + nr], v[vr:vr + nw])
-    rate = velocity_map_rate(form, q[qr:qr + nr], v[vr:vr + nw])
-    W = velocity_map(form, q[qr:qr + nr])
-    return R, x, u, omega, rate, W
-
-
-@kernel
-def point_kinematics(sys, i, q, v, b):
-    """(p, p', velocity-dependent part of p'') of body point b; ground: (b, 0, 0)."""
+@njit(inline="always")
+def _body_motion(body_int, i, q, v):
+    """(R, x, u, omega, W' w, a) of body i as tuples: R row-major (``rotation_entries``), x its reference
+    point, u = x' global (R U for SE3 nodes), omega = W w in the body frame, W' w the velocity-dependent
+    part of omega' (Rxyz only), a that of x'' (R (omega x U) for SE3 nodes, paper 002 eq. 3); ground: the
+    identity and zeros, with which the point and vector motions below return (b, 0, 0)."""
+    zero = (0.0, 0.0, 0.0)
     if i == GROUND:
-        return b.copy(), np.zeros(3), np.zeros(3)
-    R, x, u, omega, rate, _ = _body_motion(sys, i, q, v)
-    return (x + mat3_vec(R, b), u + mat3_vec(R, cross(omega, b)),
-            mat3_vec(R, cross(omega, cross(omega, b)) + cross(rate, b)) + translation_rate(sys, i, q, v))
+        return (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0), zero, zero, zero, zero, zero
+    form = body_int[i, B_FORM]
+    qr, vr = rotation_start(body_int, i)
+    R = rotation_entries(form, q, qr)
+    omega = body_angular_velocity(form, q, qr, v, vr)
+    rate = body_rate_dot_apply_rxyz(_vec3(q, qr), _vec3(v, vr)) if form == RXYZ else zero
+    u = zero
+    a = zero
+    if body_int[i, B_KIND] == FREE:
+        U = _vec3(v, body_int[i, B_VSTART])
+        if form == SE3:
+            u = _rotate(R, U)
+            a = _rotate(R, _cross3(omega, U))
+        else:
+            u = U
+    return R, _body_position(body_int, i, q), u, omega, rate, a
 
 
 @kernel
-def vector_kinematics(sys, i, q, v, a):
-    """(n, n', velocity-dependent part of n'') of body vector a; ground: (a, 0, 0)."""
-    if i == GROUND:
-        return a.copy(), np.zeros(3), np.zeros(3)
-    R, _, _, omega, rate, _ = _body_motion(sys, i, q, v)
-    return (mat3_vec(R, a), mat3_vec(R, cross(omega, a)),
-            mat3_vec(R, cross(omega, cross(omega, a)) + cross(rate, a)))
+def _point_motion(motion, b):
+    """(p, p', velocity-dependent part of p'') of the body point b for a body's ``_body_motion``:
+    x + R b, u + R (omega x b), R (omega x (omega x b) + W' w x b) + a (module note)."""
+    R, x, u, omega, rate, a = motion
+    r0, r1, r2 = _rotate(R, b)
+    d0, d1, d2 = _rotate(R, _cross3(omega, b))
+    w0, w1, w2 = _cross3(omega, _cross3(omega, b))
+    s0, s1, s2 = _cross3(rate, b)
+    c0, c1, c2 = _rotate(R, (w0 + s0, w1 + s1, w2 + s2))
+    return ((x[0] + r0, x[1] + r1, x[2] + r2), (u[0] + d0, u[1] + d1, u[2] + d2),
+            (c0 + a[0], c1 + a[1], c2 + a[2]))
+
+
+@kernel
+def _vector_motion(motion, n):
+    """(R n, R (omega x n), R (omega x (omega x n) + W' w x n)): the body vector n and the derivatives of
+    ``_point_motion`` without the reference point's."""
+    R, _, _, omega, rate, _ = motion
+    w0, w1, w2 = _cross3(omega, _cross3(omega, n))
+    s0, s1, s2 = _cross3(rate, n)
+    return _rotate(R, n), _rotate(R, _cross3(omega, n)), _rotate(R, (w0 + s0, w1 + s1, w2 + s2))
 
 
 @njit(inline="always")
@@ -505,44 +513,65 @@ def constraint_jacobian(body_int, joint_int, joint_real, q, C1, C2, dense):
 
 
 @kernel
-def constraint_curvature(sys, q, v, out):
-    """B'(q, v) v, so that Phi'' = B v' + out (paper 002 eq. 18)."""
+def curvature_rows(body_int, joint_int, joint_real, q, v, out):
+    """B'(q, v) v, so that Phi'' = B v' + out (paper 002 eq. 18); allocation-free (``_body_motion``, each
+    joint's bodies evaluated once), three arrays of the system as ``constraint_rows``."""
     out[:] = 0.0
-    norm_curvature(sys.body_int, v, out)
-    for j in range(sys.joint_int.shape[0]):
-        row = sys.joint_int[j, J_ROW]
-        b1 = sys.joint_int[j, J_BODY1]
-        b2 = sys.joint_int[j, J_BODY2]
-        p = sys.joint_real[j]
-        kind = sys.joint_int[j, J_TYPE]
+    norm_curvature(body_int, v, out)
+    for j in range(joint_int.shape[0]):
+        row = joint_int[j, J_ROW]
+        b1 = joint_int[j, J_BODY1]
+        b2 = joint_int[j, J_BODY2]
+        p = joint_real[j]
+        kind = joint_int[j, J_TYPE]
+        m1 = _body_motion(body_int, b1, q, v)
+        m2 = _body_motion(body_int, b2, q, v)
         if kind == COINCIDENT:
-            _, _, a1 = point_kinematics(sys, b1, q, v, p[0:3])
-            _, _, a2 = point_kinematics(sys, b2, q, v, p[3:6])
-            out[row:row + 3] = a1 - a2
+            _, _, a1 = _point_motion(m1, _joint_vector(p, 0))
+            _, _, a2 = _point_motion(m2, _joint_vector(p, 3))
+            for k in range(3):
+                out[row + k] = a1[k] - a2[k]
         elif kind == PERPENDICULAR:
-            n1, d1, a1 = vector_kinematics(sys, b1, q, v, p[0:3])
-            n2, d2, a2 = vector_kinematics(sys, b2, q, v, p[3:6])
-            out[row] = a1 @ n2 + 2.0 * (d1 @ d2) + n1 @ a2
+            n1, d1, a1 = _vector_motion(m1, _joint_vector(p, 0))
+            n2, d2, a2 = _vector_motion(m2, _joint_vector(p, 3))
+            out[row] = _dot3(a1, n2) + 2.0 * _dot3(d1, d2) + _dot3(n1, a2)
         elif kind == POINT_ON_LINE or kind == BODY_FRAME_COINCIDENT:
-            p1, pd1, pa1 = point_kinematics(sys, b1, q, v, p[0:3])
-            p2, pd2, pa2 = point_kinematics(sys, b2, q, v, p[3:6])
-            d = p2 - p1
-            dd = pd2 - pd1
-            da = pa2 - pa1
+            p1, pd1, pa1 = _point_motion(m1, _joint_vector(p, 0))
+            p2, pd2, pa2 = _point_motion(m2, _joint_vector(p, 3))
+            d = (p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2])
+            dd = (pd2[0] - pd1[0], pd2[1] - pd1[1], pd2[2] - pd1[2])
+            da = (pa2[0] - pa1[0], pa2[1] - pa1[1], pa2[2] - pa1[2])
             for k in range(projected_rows(kind)):
-                n, nd, na = vector_kinematics(sys, b1, q, v, np.array(projection_axis(p, kind, k)))
-                out[row + k] = da @ n + 2.0 * (dd @ nd) + d @ na
+                n, nd, na = _vector_motion(m1, projection_axis(p, kind, k))
+                out[row + k] = _dot3(da, n) + 2.0 * _dot3(dd, nd) + _dot3(d, na)
         elif kind == BODY_FRAME_POINT:
-            R, x, u, omega, rate, _ = _body_motion(sys, b1, q, v)
-            c = mat3t_vec(R, x - p[3:6])
-            ub = mat3t_vec(R, u)
-            out[row:row + 3] = (2.0 * cross(omega, ub) + cross(rate, c) - cross(omega, cross(omega, c))
-                                - mat3t_vec(R, translation_rate(sys, b1, q, v)))
+            R, x, u, omega, rate, a = m1
+            c = _rotate_back(R, (x[0] - p[3], x[1] - p[4], x[2] - p[5]))
+            t0, t1, t2 = _cross3(omega, _rotate_back(R, u))
+            r0, r1, r2 = _cross3(rate, c)
+            w0, w1, w2 = _cross3(omega, _cross3(omega, c))
+            a0, a1, a2 = _rotate_back(R, a)
+            out[row] = 2.0 * t0 + r0 - w0 - a0
+            out[row + 1] = 2.0 * t1 + r1 - w1 - a1
+            out[row + 2] = 2.0 * t2 + r2 - w2 - a2
         elif kind == DISTANCE:
-            p1, pd1, pa1 = point_kinematics(sys, b1, q, v, p[0:3])
-            p2, pd2, pa2 = point_kinematics(sys, b2, q, v, p[3:6])
-            dd = pd1 - pd2
-            out[row] = dd @ dd + (p1 - p2) @ (pa1 - pa2)
+            p1, pd1, pa1 = _point_motion(m1, _joint_vector(p, 0))
+            p2, pd2, pa2 = _point_motion(m2, _joint_vector(p, 3))
+            dd = (pd1[0] - pd2[0], pd1[1] - pd2[1], pd1[2] - pd2[2])
+            out[row] = _dot3(dd, dd) + _dot3((p1[0] - p2[0], p1[1] - p2[1], p1[2] - p2[2]),
+                                             (pa1[0] - pa2[0], pa1[1] - pa2[1], pa1[2] - pa2[2]))
+
+
+@njit(inline="always")
+def constraint_curvature_inline(sys, q, v, out):
+    """B'(q, v) v (``curvature_rows``) inside a compiled caller: hands the kernel three arrays of the system."""
+    curvature_rows(sys.body_int, sys.joint_int, sys.joint_real, q, v, out)
+
+
+@kernel
+def constraint_curvature(sys, q, v, out):
+    """B'(q, v) v for Python callers (``constraint_curvature_inline``)."""
+    constraint_curvature_inline(sys, q, v, out)
 
 
 @kernel

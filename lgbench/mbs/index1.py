@@ -33,7 +33,9 @@ from lgbench.mbs.banded import (
     band_clear, band_factor, band_index, band_layout, band_matrix, band_set_constraint_rows, band_solve, band_structure,
     BandMatrix, BandStructure, BODY_BLOCK, dense_structure,
 )
-from lgbench.mbs.constraints import constraint_blocks, constraint_curvature, constraint_matrix, constraint_residual
+from lgbench.mbs.constraints import (
+    constraint_blocks, constraint_curvature_inline, constraint_matrix, constraint_residual,
+)
 from lgbench.mbs.coordinate_update import update_coordinates
 from lgbench.mbs.dense import lu_factor, lu_solve
 from lgbench.mbs.residual import constraint_velocity, generalized_forces, mass_blocks, mass_matrix_inline
@@ -157,7 +159,7 @@ def index1_accelerations(sys, q, v, t, w, a, lam):
     if not _factor_saddle_point(sys, q, w):
         return False
     generalized_forces(sys, q, v, t, w.force, w.torque, w.g)
-    constraint_curvature(sys, q, v, w.curvature)
+    constraint_curvature_inline(sys, q, v, w.curvature)
     w.b[:nv] = w.g
     for r in range(nc):
         w.b[nv + r] = -w.curvature[r]
