@@ -22,12 +22,13 @@ from lgbench.mbs.codes import (
     BODY_FRAME_COINCIDENT, BODY_FRAME_POINT, COINCIDENT, DISTANCE, PERPENDICULAR, POINT_ON_LINE,
 )
 from lgbench.mbs.constraints import (
-    _body_rotation, _cross3, _joint_vector, _rotate, _rotate_back, body_vector, projected_rows, projection_axis,
+    _body_rotation, _cross3, _joint_vector, _rotate, _rotate_back, body_vector, joint_ends, projected_rows,
+    projection_axis,
 )
 from lgbench.mbs.force_tangent import POSITION, VELOCITY_OF_Z, kinematic_sensitivities
 from lgbench.mbs.loads import point_motion
 from lgbench.mbs.pose import _rot_start, _vec3, body_angular_velocity, rotation_start
-from lgbench.mbs.system import B_CROW, B_FORM, B_NV, B_QSTART, B_VSTART, GROUND, J_BODY1, J_BODY2, J_ROW, J_TYPE
+from lgbench.mbs.system import B_CROW, B_FORM, B_NV, B_QSTART, B_VSTART, GROUND
 
 POINT, POINT_RATE, VECTOR, VECTOR_RATE = range(4)
 """Slots of the sensitivity scratch D[side, slot, 3, columns] of one joint's two bodies (a rate right after
@@ -116,11 +117,8 @@ def velocity_constraint_tangent(sys, q, v, K3, E, Z):
                 Z[row, vr + k] = 2.0 * v[vr + k]
     joint_int = sys.joint_int
     for j in range(joint_int.shape[0]):
-        row = joint_int[j, J_ROW]
-        b1 = joint_int[j, J_BODY1]
-        b2 = joint_int[j, J_BODY2]
+        row, b1, b2, kind = joint_ends(joint_int, j)
         p = sys.joint_real[j]
-        kind = joint_int[j, J_TYPE]
         R1, w1 = _body(body_int, b1, q, v, K3, E)
         R2, w2 = _body(body_int, b2, q, v, K3, E)
         a1 = _joint_vector(p, 0)

@@ -365,6 +365,12 @@ def norm_jacobian(body_int, q, C, dense):
                 C[row, vr + k] = 2.0 * q[qr + k]
 
 
+@njit(inline="always")
+def joint_ends(joint_int, j):
+    """Joint j's first constraint row, its two bodies and its type (``JointType``)."""
+    return joint_int[j, J_ROW], joint_int[j, J_BODY1], joint_int[j, J_BODY2], joint_int[j, J_TYPE]
+
+
 @kernel
 def constraint_rows(body_int, joint_int, joint_real, q, phi):
     """Phi(q) for all constraint rows; allocation-free (``body_point``, ``body_vector``). The kernel takes
@@ -372,11 +378,8 @@ def constraint_rows(body_int, joint_int, joint_real, q, phi):
     argument, which cost as much as the constraint rows of a small mechanism."""
     norm_rows(body_int, q, phi)
     for j in range(joint_int.shape[0]):
-        row = joint_int[j, J_ROW]
-        b1 = joint_int[j, J_BODY1]
-        b2 = joint_int[j, J_BODY2]
+        row, b1, b2, kind = joint_ends(joint_int, j)
         p = joint_real[j]
-        kind = joint_int[j, J_TYPE]
         R1 = _joint_body_rotation(body_int, b1, q)
         R2 = _joint_body_rotation(body_int, b2, q)
         if kind == COINCIDENT:
@@ -464,13 +467,10 @@ def constraint_jacobian(body_int, joint_int, joint_real, q, C1, C2, dense):
     allocation-free (tuples); three arrays of the system, as ``constraint_rows``."""
     norm_jacobian(body_int, q, C1, dense)
     for j in range(joint_int.shape[0]):
-        row = joint_int[j, J_ROW]
-        b1 = joint_int[j, J_BODY1]
-        b2 = joint_int[j, J_BODY2]
+        row, b1, b2, kind = joint_ends(joint_int, j)
         o1 = body_int[b1, B_VSTART] if dense and b1 != GROUND else 0
         o2 = body_int[b2, B_VSTART] if dense and b2 != GROUND else 0
         p = joint_real[j]
-        kind = joint_int[j, J_TYPE]
         a1 = _joint_vector(p, 0)
         a2 = _joint_vector(p, 3)
         R1, W1 = _joint_body_frame(body_int, b1, q)
@@ -519,11 +519,8 @@ def curvature_rows(body_int, joint_int, joint_real, q, v, out):
     out[:] = 0.0
     norm_curvature(body_int, v, out)
     for j in range(joint_int.shape[0]):
-        row = joint_int[j, J_ROW]
-        b1 = joint_int[j, J_BODY1]
-        b2 = joint_int[j, J_BODY2]
+        row, b1, b2, kind = joint_ends(joint_int, j)
         p = joint_real[j]
-        kind = joint_int[j, J_TYPE]
         m1 = _body_motion(body_int, b1, q, v)
         m2 = _body_motion(body_int, b2, q, v)
         if kind == COINCIDENT:
