@@ -39,7 +39,11 @@ PATHS = [(key,) for key in VALID] + [
 ]
 
 
-@settings(max_examples=int(os.environ.get("LGBENCH_FUZZ_CASES", "150")), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+CASES = int(os.environ.get("LGBENCH_FUZZ_CASES", "150"))
+"""Cases per test; LGBENCH_FUZZ_CASES=5000 for a long fuzz run."""
+
+
+@settings(max_examples=CASES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(mutations=st.lists(st.tuples(st.sampled_from(PATHS), values, st.booleans()), min_size=1, max_size=3))
 def test_any_study_file_loads_or_fails_with_one_clear_line(tmp_path_factory, mutations):
     document = VALID
