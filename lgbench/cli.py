@@ -369,7 +369,8 @@ def _check_report(name: str, results, claim_tests: set[str] = frozenset()) -> st
     from lgbench.analysis.findings import check_verdict
 
     rows = [("expectation", "expected", "observed", "verdict")]
-    rows += [(r.expectation, r.expected, r.observed, check_verdict(r, claim_tests)) for r in results]
+    rows += [(printable(r.expectation), r.expected, printable(r.observed), check_verdict(r, claim_tests))
+             for r in results]
     widths = [max(len(row[k]) for row in rows) for k in range(4)]
     lines = [f"study {name}"]
     for row in rows:

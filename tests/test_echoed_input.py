@@ -1,4 +1,4 @@
-"""Input echoed back is escaped, and step sizes that would name one run are refused (issue 49, item 9).
+"""Input echoed back is escaped, and step sizes that would name one run are refused.
 
 A study's description with BEL, NUL, RLO or ESC characters rang the terminal, recoloured it or reversed the
 text after it, on the terminal and in report.md; step sizes 1e-3 and 1.0000000000000002e-3 passed
@@ -50,6 +50,14 @@ def test_control_characters_of_a_description_are_escaped_on_the_terminal_and_in_
     for name in ("report.md", "report.html"):
         text = (out / name).read_text(encoding="utf-8")
         assert "top \\x07\\x00\\u202e" in text and not UNPRINTABLE.search(text), name
+
+
+def test_control_characters_of_an_expectation_are_escaped_by_check(tmp_path):
+    path = write_study(tmp_path, expectations=[{"kind": "bound", "column": f"x{CONTROLS}", "max": 1.0}])
+    out = tmp_path / "out"
+    assert runner.invoke(app, ["run", str(path), "--out", str(out)]).exit_code == 0
+    result = runner.invoke(app, ["check", str(out)])
+    assert "x\\x07\\x00\\u202e" in result.output and not UNPRINTABLE.search(result.output), result.output
 
 
 def test_control_characters_of_an_option_value_are_escaped(tmp_path):
