@@ -621,7 +621,7 @@ def findings(study_files: Annotated[list[Path], typer.Argument(metavar="STUDY.ya
                                                                     "tables differ.")] = None):
     """Grade the studies' findings from their claims and count the verdicts by paper; audit the claims;
     record a reproduction's observations; write or check the "At a glance" tables of docs/REPRODUCTION.md."""
-    from lgbench.analysis.findings import OWN
+    from lgbench.analysis.findings import published
     from lgbench.report.findings import StudyEntry, by_paper, claim_counts, counts_text, document_tables, group_title
     from lgbench.report.markdown import render_table
     from lgbench.runner.study import load_study
@@ -640,8 +640,8 @@ def findings(study_files: Annotated[list[Path], typer.Argument(metavar="STUDY.ya
     assessments = _assessments(studies, checked)
     for paper, items in by_paper(assessments).items():
         typer.echo(f"{group_title(paper)}: {len(items)} findings: {counts_text(items)}")
-    published = [item for item in assessments if item.finding.paper != OWN]
-    typer.echo(f"all papers: {len(published)} findings: {counts_text(published)}; {claim_counts(published)}")
+    papers = published(assessments)
+    typer.echo(f"all papers: {len(papers)} findings: {counts_text(papers)}; {claim_counts(papers)}")
     if audit:
         typer.echo(_audit_text(studies, assessments))
     if record is not None:

@@ -251,7 +251,8 @@ class CheckResult:
 
 WINDOW_FIELDS = {"order": ("expected", "tolerance", "at_least"), "value": ("expected", "tolerance"),
                  "less": ("factor", "max_factor"), "bound": ("min", "max"), "cost_ratio": ("min", "max"),
-                 "cheapest": ("min", "max"), "series": ("min", "max"), "parameter_fit": ("min_residual", "max_residual"), "fails": (), "succeeds": ()}
+                 "cheapest": ("min", "max"), "series": ("min", "max"),
+                 "parameter_fit": ("min_residual", "max_residual"), "fails": (), "succeeds": ()}
 """The fields of each kind that set its window rather than what it observes."""
 
 
@@ -322,6 +323,19 @@ def _fmt(x: float) -> str:
     return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3g}"
 
 
+def methods_named(item) -> list[tuple[str, str]]:
+    """(field, method) of every method an expectation names: ``method``, ``lower``, ``than`` (a method, or
+    the ``than.method`` of a ``series`` expectation), ``methods`` and ``among``."""
+    named = [(key, getattr(item, key)) for key in ("method", "lower", "than")
+             if isinstance(getattr(item, key, None), str)]
+    than = getattr(item, "than", None)
+    if isinstance(than, SeriesReading) and than.method is not None:
+        named.append(("than.method", than.method))
+    for key in ("methods", "among"):
+        named += [(f"{key}[{position}]", name) for position, name in enumerate(getattr(item, key, []))]
+    return named
+
+
 def check(study, runs, errors, series=None) -> list[CheckResult]:
     """Evaluate every expectation of ``study`` on the runs.csv / errors.csv DataFrames, and ``series``
     expectations on the time series ``series(run_id)`` returns (a DataFrame, None if the run has none;
@@ -334,11 +348,7 @@ def check(study, runs, errors, series=None) -> list[CheckResult]:
     known = {method_label(f, i) for f, i in zip(runs["formulation"], runs["integrator"])}
     results = []
     for item in study.expectations:
-        than = getattr(item, "than", None)
-        methods = [getattr(item, "method", None), getattr(item, "lower", None),
-                   than.method if isinstance(than, SeriesReading) else than]
-        methods += list(getattr(item, "methods", [])) + list(getattr(item, "among", []))
-        missing = [m for m in methods if m and m not in known]
+        missing = [name for _, name in methods_named(item) if name not in known]
         if missing:
             results.append(replace(_result(item, _describe(item), f"no runs of {', '.join(missing)}", None),
                                    complete=False))

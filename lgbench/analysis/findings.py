@@ -110,6 +110,11 @@ class Assessment:
                      if self.results and key in self.results and not self.results[key].passed)
 
 
+def published(assessments: list[Assessment]) -> list[Assessment]:
+    """The findings of the papers, without lgbench's own comparisons (``OWN``): what the papers' counts count."""
+    return [item for item in assessments if item.finding.paper != OWN]
+
+
 def grade(finding: Finding, states: list[ClaimState]) -> Verdict | None:
     """The verdict of ``finding`` from the states of its claims (in order); None if one is unchecked."""
     if not finding.computed:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lgbench.analysis.claims import ClaimState, observed_text
-from lgbench.analysis.findings import OWN, Assessment, Verdict, item_order, verdict_counts
+from lgbench.analysis.findings import OWN, Assessment, Verdict, item_order, published, verdict_counts
 from lgbench.report.document import Image, Link, Marked, Table, Tone
 
 STUDIES_KEY = "studies"
@@ -112,15 +112,15 @@ def document_tables(studies: list[StudyEntry], assessments: Sequence[Assessment]
     """Every generated table by marker key: of docs/REPRODUCTION.md one per paper, the studies, the findings
     that differ or are not reproduced, every claim and the counts; of docs/findings.md lgbench's own
     comparisons and their claims."""
-    papers = [item for item in assessments if item.finding.paper != OWN]
-    own = [item for item in assessments if item.finding.paper == OWN]
+    papers = published(list(assessments))
+    own = by_paper(assessments).get(OWN, [])
     tables = {paper: document_table(items) for paper, items in by_paper(papers).items()}
     tables[STUDIES_KEY] = studies_table(studies, assessments)
     tables[OPEN_KEY] = open_table(papers)
     tables[CLAIMS_KEY] = claims_table(papers)
     tables[COUNTS_KEY] = counts_table(papers)
     if own:
-        tables[OWN] = own_table(by_paper(own)[OWN])
+        tables[OWN] = own_table(own)
         tables[OWN_CLAIMS_KEY] = claims_table(own, "docs/findings.md says")
     return tables
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from lgbench.analysis.accuracy_bands import Band
-from lgbench.analysis.findings import OWN, Assessment
+from lgbench.analysis.findings import Assessment, published
 from lgbench.report.accuracy_bands import EXPLANATION, band_table
 from lgbench.report.document import Document, Heading, Link, Paragraph, Table
 from lgbench.report.findings import by_paper, claim_counts, counts_text, front_page_table, group_title
@@ -47,10 +47,10 @@ def index_document(summaries: list[ReportSummary], preamble: list[str] = ()) -> 
     findings = [finding for item in summaries for finding in item.findings]
     if findings:
         folders = {item.name: item.report.parent for item in summaries}
-        published = [finding for finding in findings if finding.finding.paper != OWN]
+        papers = published(findings)
         document.add(Heading("The papers at a glance"),
-                     Paragraph(f"{len(published)} published figures and tables: {counts_text(published)}; "
-                               f"{claim_counts(published)}. Each verdict is computed from the paper's claims "
+                     Paragraph(f"{len(papers)} published figures and tables: {counts_text(papers)}; "
+                               f"{claim_counts(papers)}. Each verdict is computed from the paper's claims "
                                "and the expectations that test them in these results (docs/REPRODUCTION.md, "
                                "the grading rule)."))
         for paper, items in by_paper(findings).items():

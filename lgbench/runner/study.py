@@ -16,7 +16,7 @@ from pydantic import (AfterValidator, BaseModel, ConfigDict, Discriminator, Fiel
 from lgbench.analysis.accuracy_bands import AccuracyBandRequest, band_error
 from lgbench.analysis.claims import unable_to_test
 from lgbench.analysis.convergence import format_step
-from lgbench.analysis.expectations import Expectation
+from lgbench.analysis.expectations import Expectation, methods_named
 from lgbench.analysis.findings import Finding, missing_evidence
 from lgbench.analysis.published import Published, on_grid
 from lgbench.exceptions import InputError
@@ -834,16 +834,8 @@ def _check_expectations(study: Study, file: str) -> None:
     quantities = [request.quantity for request in study.errors]
     for index, item in enumerate(study.expectations):
         field = f"expectations[{index}]"
-        for key in ("method", "lower", "than"):
-            name = getattr(item, key, None)
-            if isinstance(name, str):
-                check_name(name, labels, "method of this study", f"{field}.{key}", file)
-        than_method = getattr(getattr(item, "than", None), "method", None)
-        if than_method is not None:
-            check_name(than_method, labels, "method of this study", f"{field}.than.method", file)
-        for key in ("methods", "among"):
-            for position, name in enumerate(getattr(item, key, [])):
-                check_name(name, labels, "method of this study", f"{field}.{key}[{position}]", file)
+        for key, name in methods_named(item):
+            check_name(name, labels, "method of this study", f"{field}.{key}", file)
         quantity = getattr(item, "quantity", None)
         if quantity is not None:
             check_name(quantity, quantities, "error quantity of this study", f"{field}.quantity", file)
