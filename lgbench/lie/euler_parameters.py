@@ -60,6 +60,16 @@ def body_ep_matrix(e):
 
 
 @kernel
+def body_rate_ep_apply(e, d):
+    """2 L(e) d as a tuple: the body angular velocity for d = e', the rate of e'' for d = e'' (``body_ep_matrix``;
+    e and d have 4 entries, arrays or tuples)."""
+    e0, e1, e2, e3 = e[0], e[1], e[2], e[3]
+    d0, d1, d2, d3 = d[0], d[1], d[2], d[3]
+    return (2.0 * (-e1 * d0 + e0 * d1 + e3 * d2 - e2 * d3), 2.0 * (-e2 * d0 - e3 * d1 + e0 * d2 + e1 * d3),
+            2.0 * (-e3 * d0 + e2 * d1 - e1 * d2 + e0 * d3))
+
+
+@kernel
 def global_ep_matrix(e):
     """G(e) (3x4): omega_global = 2 G(e) e'."""
     G = np.empty((3, 4))

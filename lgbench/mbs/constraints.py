@@ -232,12 +232,8 @@ def _body_motion(body_int, i, q, v):
 def _point_motion(motion, b):
     """(p, p', velocity-dependent part of p'') of the body point b for a body's ``_body_motion``:
     x + R b, u + R (omega x b), R (omega x (omega x b) + W' w x b) + a (module note)."""
-    R, x, u, omega, rate, a = motion
-    r0, r1, r2 = _rotate(R, b)
-    d0, d1, d2 = _rotate(R, _cross3(omega, b))
-    w0, w1, w2 = _cross3(omega, _cross3(omega, b))
-    s0, s1, s2 = _cross3(rate, b)
-    c0, c1, c2 = _rotate(R, (w0 + s0, w1 + s1, w2 + s2))
+    _, x, u, _, _, a = motion
+    (r0, r1, r2), (d0, d1, d2), (c0, c1, c2) = _vector_motion(motion, b)
     return ((x[0] + r0, x[1] + r1, x[2] + r2), (u[0] + d0, u[1] + d1, u[2] + d2),
             (c0 + a[0], c1 + a[1], c2 + a[2]))
 

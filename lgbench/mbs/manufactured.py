@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 from lgbench._compiled import kernel
+from lgbench.lie.euler_parameters import body_rate_ep_apply
 from lgbench.mbs.codes import EP
 from lgbench.mbs.constraints import _cross3, _rotate, _rotate_back, rotation_entries
 
@@ -70,14 +71,6 @@ def reference_point_motion(w, t):
 
 
 @kernel
-def _body_rate(e, x):
-    """2 L(e) x: the body angular velocity (x = e') or acceleration (x = e'') of paper 003 Sect. 5."""
-    return (2.0 * (-e[1] * x[0] + e[0] * x[1] + e[3] * x[2] - e[2] * x[3]),
-            2.0 * (-e[2] * x[0] - e[3] * x[1] + e[0] * x[2] + e[1] * x[3]),
-            2.0 * (-e[3] * x[0] + e[2] * x[1] - e[1] * x[2] + e[0] * x[3]))
-
-
-@kernel
 def _add3(a, b):
     return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
 
@@ -88,8 +81,8 @@ def motion(eta, w, t):
     row-major 9-tuple (``constraints.rotation_entries``) and the rest as 3-tuples: no array."""
     e, ed, edd = euler_parameters_and_derivatives(t)
     R = rotation_entries(EP, e, 0)
-    omega = _body_rate(e, ed)
-    omega_d = _body_rate(e, edd)
+    omega = body_rate_ep_apply(e, ed)
+    omega_d = body_rate_ep_apply(e, edd)
     u, ud, udd = reference_point_motion(w, t)
     eta3 = (eta[0], eta[1], eta[2])
     w_eta = _cross3(omega, eta3)

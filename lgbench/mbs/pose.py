@@ -12,7 +12,9 @@ from numba import njit
 import numpy as np
 
 from lgbench._compiled import kernel
-from lgbench.lie.euler_parameters import body_ep_matrix, rotation_ep_transpose_apply, rotation_matrix_ep
+from lgbench.lie.euler_parameters import (
+    body_ep_matrix, body_rate_ep_apply, rotation_ep_transpose_apply, rotation_matrix_ep,
+)
 from lgbench.lie.so3 import exp_so3, exp_so3_apply, exp_so3_transpose_apply
 from lgbench.lie.tait_bryan import (
     body_rate_apply_rxyz, body_rate_matrix_dot_rxyz, body_rate_matrix_rxyz, rotation_matrix_rxyz, rotation_rxyz_apply,
@@ -161,10 +163,7 @@ def body_angular_velocity(form, q, qr, v, vr):
     if form == RXYZ:
         return body_rate_apply_rxyz(_vec3(q, qr), _vec3(v, vr))
     if form == EP:
-        e0, e1, e2, e3 = q[qr], q[qr + 1], q[qr + 2], q[qr + 3]
-        d0, d1, d2, d3 = v[vr], v[vr + 1], v[vr + 2], v[vr + 3]
-        return (2.0 * (-e1 * d0 + e0 * d1 + e3 * d2 - e2 * d3), 2.0 * (-e2 * d0 - e3 * d1 + e0 * d2 + e1 * d3),
-                2.0 * (-e3 * d0 + e2 * d1 - e1 * d2 + e0 * d3))
+        return body_rate_ep_apply((q[qr], q[qr + 1], q[qr + 2], q[qr + 3]), (v[vr], v[vr + 1], v[vr + 2], v[vr + 3]))
     return _vec3(v, vr)
 
 
