@@ -585,12 +585,18 @@ def validate(study_file: Annotated[Path, typer.Argument(metavar="FILE.yaml", hel
             except InputError as error:
                 raise InputError(f"{formulation}: {error.args[0]}", file=str(study_file), field=error.field,
                                  allowed=error.allowed) from None
-        system = model.build(model.formulations[0]).system
+        built = model.build(model.formulations[0])
+        rows = int(built.all_rows.sizes[2])
+        independent = int(built.system.sizes[2])
         typer.echo(f"{study_file}: valid mechanism '{mechanism.name}' ({len(mechanism.bodies)} bodies, "
-                   f"{len(mechanism.joints)} joints, {int(system.sizes[2])} constraint rows in "
-                   f"{model.formulations[0]}, {len(mechanism.forces)} force elements, {len(model.outputs)} "
+                   f"{len(mechanism.joints)} joints, {rows} constraint rows in "
+                   f"{model.formulations[0]}{f', {independent} independent' if independent < rows else ''}, "
+                   f"{len(mechanism.forces)} force elements, {len(model.outputs)} "
                    f"outputs; formulations {', '.join(model.formulations)}; parameters "
                    f"{', '.join(model.defaults) or 'none'})")
+        if built.redundant_rows:
+            typer.echo(f"  {rows - independent} redundant rows at the initial state, removed (docs/mechanisms.md, "
+                       f"'Redundant constraints'): " + "; ".join(built.redundant_rows))
         return
     study = load_study(study_file)
     typer.echo(f"{study_file}: valid study '{study.name}' ({len(labelled_specs(study))} runs, "

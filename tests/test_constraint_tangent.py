@@ -2,14 +2,18 @@
 eq. 62; ``lgbench/mbs/constraint_tangent.py``) equals central differences of B(q) v along UAC on every
 constrained model and implicit node type, and index-2 generalized-alpha needs the same Newton iterations
 with it as with the forward differences it replaces."""
+from pathlib import Path
+
 import numpy as np
 import pytest
+import yaml
 
 from lgbench.mbs.constraint_tangent import velocity_constraint_tangent
 from lgbench.mbs.constraints import constraint_matrix
 from lgbench.mbs.coordinate_update import update_coordinates
 from lgbench.mbs.force_tangent import tangent_workspace
 from lgbench.mbs.formulations import IMPLICIT_FORMULATIONS
+from lgbench.runner.mechanism_file import mechanism_data, validate_mechanism
 from lgbench.runner.single_run import RunSpec, run_single
 from shipped_models import ALL_MODELS as MODELS, run_fields
 
@@ -73,6 +77,24 @@ def test_body_frame_joint_rows_are_differentiated(name, formulation):
         assert np.abs(_analytic(built.system, q, v) - expected).max() <= 1e-6 * np.abs(expected).max()
 
 
+def _welded_plate(formulation, constraint_form):
+    """tests/data/welded_plate.yaml: point rows kept in part, as POINT_ON_LINE and POINT_ON_PLANE rows
+    (``lgbench/mbs/redundancy.py``)."""
+    document = yaml.safe_load((Path(__file__).resolve().parent / "data" / "welded_plate.yaml").read_text())
+    document["constraint_form"] = constraint_form
+    return mechanism_data(validate_mechanism(document, "welded_plate.yaml")).model().build(formulation)
+
+
+@pytest.mark.parametrize("formulation", ["RV", "Rxyz", "EP", "SE3"])
+@pytest.mark.parametrize("constraint_form", ["global", "body"])
+def test_point_rows_kept_in_part_are_differentiated(formulation, constraint_form):
+    built = _welded_plate(formulation, constraint_form)
+    for seed in (1, 2):
+        q, v = _state(built, seed)
+        expected = _differences(built.system, q, v)
+        assert np.abs(_analytic(built.system, q, v) - expected).max() <= 1e-6 * np.abs(expected).max()
+
+
 def test_every_joint_primitive_is_covered():
     from lgbench.mbs.codes import JointPrimitive
     from lgbench.mbs.system import J_TYPE
@@ -81,6 +103,7 @@ def test_every_joint_primitive_is_covered():
         seen |= {int(kind) for kind in MODELS[name].build(formulation).system.joint_int[:, J_TYPE]}
     seen |= {int(kind) for kind in MODELS["heavy_top_constrained"].build("RV", {"constraint_form": "body"})
              .system.joint_int[:, J_TYPE]}
+    seen |= {int(kind) for kind in _welded_plate("RV", "global").system.joint_int[:, J_TYPE]}
     assert seen == {int(kind) for kind in JointPrimitive}, seen
 
 

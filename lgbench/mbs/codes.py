@@ -91,6 +91,7 @@ class JointPrimitive(IntEnum):
     BODY_FRAME_POINT = 3   # R1^T (g - x1) - b = 0, the body-frame spherical joint to ground (3 rows)
     DISTANCE = 4           # (|p1 - p2|^2 - L^2) / 2 = 0 (1 row)
     BODY_FRAME_COINCIDENT = 5  # R1^T (p2 - p1) = 0: COINCIDENT in body 1's frame, paper 002's form (3 rows)
+    POINT_ON_PLANE = 6     # a point of body 2 stays on a plane of body 1 (1 row; lgbench/mbs/redundancy.py)
 
     @property
     def rows(self) -> int:
@@ -99,7 +100,7 @@ class JointPrimitive(IntEnum):
 
 _JOINT_ROWS = {JointPrimitive.COINCIDENT: 3, JointPrimitive.PERPENDICULAR: 1, JointPrimitive.POINT_ON_LINE: 2,
                JointPrimitive.BODY_FRAME_POINT: 3, JointPrimitive.DISTANCE: 1,
-               JointPrimitive.BODY_FRAME_COINCIDENT: 3}
+               JointPrimitive.BODY_FRAME_COINCIDENT: 3, JointPrimitive.POINT_ON_PLANE: 1}
 
 
 class ChainJoint(IntEnum):
@@ -164,7 +165,8 @@ FREE, FIXED_POINT = map(int, BodyKind)
 RV, RXYZ, F1, EP_F1, EP, SE3 = map(int, Formulation)
 (GRAVITY, BODY_TORQUE, GLOBAL_TORQUE, POINT_SPRING_DAMPER, TIMED_TORQUE, JOINT_PD, EP_NORM_RATE_TORQUE,
  LINE_SPRING_DAMPER, POINT_FORCE, TIME_TABLE, MANUFACTURED_LOAD) = map(int, ForceType)
-COINCIDENT, PERPENDICULAR, POINT_ON_LINE, BODY_FRAME_POINT, DISTANCE, BODY_FRAME_COINCIDENT = map(int, JointPrimitive)
+(COINCIDENT, PERPENDICULAR, POINT_ON_LINE, BODY_FRAME_POINT, DISTANCE, BODY_FRAME_COINCIDENT,
+ POINT_ON_PLANE) = map(int, JointPrimitive)
 REVOLUTE, PRISMATIC = map(int, ChainJoint)
 CONSTANT, BANG_BANG = map(int, Setpoint)
 (OK, DIVERGED, SINGULAR_PARAMETERISATION, NEWTON_FAILED, SINGULAR_MATRIX, PROJECTION_FAILED, UNRESOLVED_ROTATION,

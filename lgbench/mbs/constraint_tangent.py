@@ -19,11 +19,11 @@ import numpy as np
 from lgbench._compiled import kernel
 from lgbench.mbs.banded import BODY_BLOCK
 from lgbench.mbs.codes import (
-    BODY_FRAME_COINCIDENT, BODY_FRAME_POINT, COINCIDENT, DISTANCE, PERPENDICULAR, POINT_ON_LINE,
+    BODY_FRAME_POINT, COINCIDENT, DISTANCE, PERPENDICULAR,
 )
 from lgbench.mbs.constraints import (
-    _body_rotation, _cross3, _joint_vector, _rotate, _rotate_back, body_vector, joint_ends, projected_rows,
-    projection_axis,
+    _body_rotation, _cross3, _joint_vector, _rotate, _rotate_back, body_vector, is_projected_point, joint_ends,
+    projected_rows, projection_axis,
 )
 from lgbench.mbs.force_tangent import POSITION, VELOCITY_OF_Z, kinematic_sensitivities
 from lgbench.mbs.loads import point_motion
@@ -141,7 +141,7 @@ def velocity_constraint_tangent(sys, q, v, K3, E, Z):
                 _sensitivity(body_int, K3, b2, R2, w2, a2, False, D, 1)
                 _add_row(sys, b2, D, 1, VECTOR_RATE, n1, 1.0, row, Z)
                 _add_row(sys, b2, D, 1, VECTOR, nd1, 1.0, row, Z)
-        elif kind == POINT_ON_LINE or kind == BODY_FRAME_COINCIDENT:
+        elif is_projected_point(kind):
             p1, pd1 = _point_motion(sys, b1, q, v, a1)
             p2, pd2 = _point_motion(sys, b2, q, v, a2)
             d = (p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2])

@@ -7,7 +7,9 @@ primitives, from which every joint is built (``SystemBuilder.add_*_joint``):
 - COINCIDENT (3 rows): p1 - p2 = 0 for body points p_i = x_i + R_i b_i (spherical joint);
 - PERPENDICULAR (1 row): n1 . n2 = 0 for body vectors n_i = R_i a_i (revolute, universal, prismatic);
 - POINT_ON_LINE (2 rows): (p2 - p1) . (R1 t_k) = 0, k = 1, 2 (prismatic: p2 on the line through
-  p1 along the axis normal to t_1, t_2);
+  p1 along the axis normal to t_1, t_2); POINT_ON_PLANE (1 row): the same with t_1 only (p2 on the plane
+  through p1 normal to t_1), the rows that ``lgbench/mbs/redundancy.py`` keeps of a point joint whose other
+  rows are redundant;
 - BODY_FRAME_POINT (3 rows): R1^T (g - x1) - b1 = 0 for a ground point g, i.e. the spherical joint
   written in body 1's frame as in paper 002 eqs. (21c), (22c) (X - R^T x = 0 for g = 0, b1 = -X).
   With c = R1^T (x1 - g): Phi' = -R1^T x1' + omega x c, so B = [-R^T, -hat(c) W] for R3 x SO(3)
@@ -36,8 +38,8 @@ from lgbench._compiled import kernel
 from lgbench.lie.so3 import one_minus_cos_over_sq, sinc
 from lgbench.lie.tait_bryan import body_rate_dot_apply_rxyz
 from lgbench.mbs.codes import (
-    BODY_FRAME_COINCIDENT, BODY_FRAME_POINT, COINCIDENT, DISTANCE, EP, F1, FREE, PERPENDICULAR, POINT_ON_LINE, RV,
-    RXYZ, SE3,
+    BODY_FRAME_COINCIDENT, BODY_FRAME_POINT, COINCIDENT, DISTANCE, EP, F1, FREE, PERPENDICULAR, POINT_ON_LINE,
+    POINT_ON_PLANE, RV, RXYZ, SE3,
 )
 from lgbench.mbs.pose import _vec3, body_angular_velocity, rotation_start
 from lgbench.mbs.system import (
@@ -188,16 +190,24 @@ def _joint_vector(p, k):
 
 @njit(inline="always")
 def projected_rows(kind):
-    """Rows of a projected-point primitive: 2 for POINT_ON_LINE (its line's normals), 3 for
-    BODY_FRAME_COINCIDENT (body 1's axes)."""
-    return 2 if kind == POINT_ON_LINE else 3
+    """Rows of a projected-point primitive: 2 for POINT_ON_LINE (its line's normals), 1 for POINT_ON_PLANE
+    (its plane's normal), 3 for BODY_FRAME_COINCIDENT (body 1's axes)."""
+    if kind == POINT_ON_LINE:
+        return 2
+    return 1 if kind == POINT_ON_PLANE else 3
+
+
+@njit(inline="always")
+def is_projected_point(kind):
+    """Whether the primitive's rows project p2 - p1 on body-1 vectors (``projected_rows``, ``projection_axis``)."""
+    return kind == POINT_ON_LINE or kind == POINT_ON_PLANE or kind == BODY_FRAME_COINCIDENT
 
 
 @njit(inline="always")
 def projection_axis(p, kind, k):
-    """The body-1 vector of row k of a projected-point primitive: normal k of the line (POINT_ON_LINE) or
-    body 1's axis e_k (BODY_FRAME_COINCIDENT)."""
-    if kind == POINT_ON_LINE:
+    """The body-1 vector of row k of a projected-point primitive: normal k of the line (POINT_ON_LINE), the
+    plane's normal (POINT_ON_PLANE) or body 1's axis e_k (BODY_FRAME_COINCIDENT)."""
+    if kind == POINT_ON_LINE or kind == POINT_ON_PLANE:
         return _vec3(p, 6 + 3 * k)
     return (1.0 if k == 0 else 0.0, 1.0 if k == 1 else 0.0, 1.0 if k == 2 else 0.0)
 
@@ -386,7 +396,7 @@ def constraint_rows(body_int, joint_int, joint_real, q, phi):
         elif kind == PERPENDICULAR:
             phi[row] = _dot3(_vector_in_frame(b1, R1, _joint_vector(p, 0)),
                              _vector_in_frame(b2, R2, _joint_vector(p, 3)))
-        elif kind == POINT_ON_LINE:
+        elif kind == POINT_ON_LINE or kind == POINT_ON_PLANE:
             p1 = _point_in_frame(body_int, b1, q, R1, _joint_vector(p, 0))
             p2 = _point_in_frame(body_int, b2, q, R2, _joint_vector(p, 3))
             d = (p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2])
@@ -488,7 +498,7 @@ def constraint_jacobian(body_int, joint_int, joint_real, q, C1, C2, dense):
                 if b2 != GROUND:     # R1^T J_p2: body 2's point rows turned into body 1's frame
                     _add_point_jacobian(body_int, b2, R2, W2, a2, 1.0, row, C2, o2)
                     _rotate_rows_back(R1, row, C2, o2, body_int[b2, B_NV])
-        elif kind == POINT_ON_LINE:
+        elif kind == POINT_ON_LINE or kind == POINT_ON_PLANE:
             p1 = _point_in_frame(body_int, b1, q, R1, a1)
             p2 = _point_in_frame(body_int, b2, q, R2, a2)
             d = (p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2])
@@ -528,7 +538,7 @@ def curvature_rows(body_int, joint_int, joint_real, q, v, out):
             n1, d1, a1 = _vector_motion(m1, _joint_vector(p, 0))
             n2, d2, a2 = _vector_motion(m2, _joint_vector(p, 3))
             out[row] = _dot3(a1, n2) + 2.0 * _dot3(d1, d2) + _dot3(n1, a2)
-        elif kind == POINT_ON_LINE or kind == BODY_FRAME_COINCIDENT:
+        elif is_projected_point(kind):
             p1, pd1, pa1 = _point_motion(m1, _joint_vector(p, 0))
             p2, pd2, pa2 = _point_motion(m2, _joint_vector(p, 3))
             d = (p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2])

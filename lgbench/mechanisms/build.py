@@ -10,7 +10,7 @@ built-in models compute them, and the initial state is assembled onto the constr
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -20,9 +20,13 @@ from lgbench.lie.euler_parameters import rotation_matrix_ep
 from lgbench.lie.so3 import exp_so3
 from lgbench.lie.tait_bryan import rotation_matrix_rxyz
 from lgbench.mbs.assembly import assemble_positions, project_velocities
-from lgbench.mbs.codes import BANG_BANG, BODY_TORQUE, CONSTANT, FREE, GLOBAL_TORQUE, GRAVITY
+from lgbench.mbs.codes import (
+    BANG_BANG, BODY_FRAME_COINCIDENT, BODY_FRAME_POINT, BODY_TORQUE, COINCIDENT, CONSTANT, DISTANCE, FREE,
+    GLOBAL_TORQUE, GRAVITY, PERPENDICULAR, POINT_ON_LINE,
+)
 from lgbench.mbs.coordinates import free_body_coordinates
-from lgbench.mbs.system import B_NV, B_VSTART, GROUND as GROUND_INDEX, SystemBuilder, axis_normals
+from lgbench.mbs.redundancy import Reduction, independent_rows
+from lgbench.mbs.system import B_NV, B_VSTART, GROUND as GROUND_INDEX, J_ROW, SystemBuilder, axis_normals
 from lgbench.mechanisms import expressions
 from lgbench.mechanisms.outputs import JointFrame, output_evaluator
 from lgbench.mechanisms.schema import (
@@ -153,9 +157,36 @@ def build_mechanism(mechanism: Mechanism, formulation: str, parameters: Mapping[
     keep_v = _coordinates(system, index, mechanism.initial_state.keep_velocities)
     q0 = assemble_positions(system, q0, keep=keep_q or None)
     v0 = project_velocities(system, q0, v0, keep=keep_v or None)
+    reduction = independent_rows(system, q0)
+    notes = redundant_rows(mechanism, frames, reduction)
+    system = reduction.system
+    frames = [replace(frame, **dict(zip(("first_row", "rows"), reduction.rows_of(frame.first_row, frame.rows))))
+              for frame in frames]
     outputs = output_evaluator(mechanism, system, index, frames, torques, values)
     return BuiltModel(system, q0, v0, outputs, tuple(name for output in mechanism.outputs
-                                                      for name in output_names(output)))
+                                                      for name in output_names(output)),
+                      reduction if reduction.redundant else None, notes)
+
+
+PRIMITIVE_ROWS = {COINCIDENT: "point", BODY_FRAME_COINCIDENT: "point", BODY_FRAME_POINT: "point",
+                  POINT_ON_LINE: "line", PERPENDICULAR: "axis", DISTANCE: "distance"}
+"""What a joint's rows of each primitive hold, as ``redundant_rows`` names them."""
+
+
+def redundant_rows(mechanism: Mechanism, frames: list[JointFrame], reduction: Reduction) -> tuple[str, ...]:
+    """The rows ``reduction`` removed, one entry per joint: its name and type, and how many of its point,
+    line, axis or distance rows were removed (``lgbench/mbs/redundancy.py``)."""
+    removed: dict[int, dict[str, int]] = {}
+    written = reduction.all_rows.joint_int
+    for change in reduction.changes:
+        row = int(written[change.primitive, J_ROW])
+        k = next(k for k, frame in enumerate(frames) if frame.first_row <= row < frame.first_row + frame.rows)
+        label = PRIMITIVE_ROWS[change.kind]
+        removed.setdefault(k, {}).setdefault(label, 0)
+        removed[k][label] += change.rows - change.kept
+    return tuple(f"{joint_name(mechanism, k)} ({mechanism.joints[k].type}): "
+                 + ", ".join(f"{count} {label} row{'s' if count > 1 else ''}" for label, count in parts.items())
+                 for k, parts in sorted(removed.items()))
 
 
 def _coordinates(system, index: Mapping[str, int], bodies: list[str]) -> list[int]:

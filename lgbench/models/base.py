@@ -7,6 +7,7 @@ from typing import Any, Callable
 import numpy as np
 
 from lgbench.exceptions import InputError
+from lgbench.mbs.redundancy import Reduction
 from lgbench.mbs.system import CONSTRAINT_FORMS, SystemArrays
 
 
@@ -19,6 +20,15 @@ class BuiltModel:
     v0: np.ndarray
     outputs: Callable       # compiled f(system, q, v, lam, t) -> 1-D array in the order of ``output_names``
     output_names: tuple[str, ...]
+    reduction: Reduction | None = None
+    """The redundant constraint rows removed from the written ones (lgbench/mbs/redundancy.py), if any."""
+    redundant_rows: tuple[str, ...] = ()
+    """Which joints' rows were removed, one entry per joint (``lgbench validate`` prints them)."""
+
+    @property
+    def all_rows(self) -> SystemArrays:
+        """The system with every written constraint row: its residual is the run's constraint residual."""
+        return self.system if self.reduction is None else self.reduction.all_rows
 
 
 @dataclass(frozen=True)

@@ -10,13 +10,15 @@ from __future__ import annotations
 import numpy as np
 
 from lgbench.exceptions import InputError
-from lgbench.mbs.codes import BODY_FRAME_COINCIDENT, BODY_FRAME_POINT, COINCIDENT, DISTANCE, POINT_ON_LINE, Status
+from lgbench.mbs.codes import (
+    BODY_FRAME_COINCIDENT, BODY_FRAME_POINT, COINCIDENT, DISTANCE, POINT_ON_LINE, POINT_ON_PLANE, Status,
+)
 from lgbench.mbs.pose import body_pose
 from lgbench.mbs.system import GROUND, J_BODY1, J_BODY2, J_FIRST, J_SECOND, J_TYPE
 from lgbench.runner.single_run import RunSpec, build_run, engine_errors, sample_times
 from lgbench.store.motion import Motion
 
-POINT_PRIMITIVES = (COINCIDENT, POINT_ON_LINE, DISTANCE, BODY_FRAME_POINT, BODY_FRAME_COINCIDENT)
+POINT_PRIMITIVES = (COINCIDENT, POINT_ON_LINE, POINT_ON_PLANE, DISTANCE, BODY_FRAME_POINT, BODY_FRAME_COINCIDENT)
 
 
 def motion_of(spec: RunSpec, frames: int) -> Motion:
