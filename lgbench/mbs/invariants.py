@@ -4,10 +4,12 @@ import numpy as np
 from lgbench._compiled import kernel
 from lgbench.mbs.chain import chain_kinetic_energy, chain_potential_energy
 from lgbench.mbs.codes import (
-    FREE, F_BODY, F_OTHER, F_TYPE, GRAVITY, GRAVITY_ACCELERATION, LINE_POINT1, LINE_POINT2, LINE_REST_LENGTH,
-    LINE_SPRING_DAMPER, LINE_STIFFNESS, POINT_SPRING_DAMPER, SPRING_BODY_POINT, SPRING_GROUND_POINT, SPRING_STIFFNESS,
+    CONSTANT, FREE, F_BODY, F_OTHER, F_TYPE, GRAVITY, GRAVITY_ACCELERATION, JOINT_PD, LINE_POINT1, LINE_POINT2,
+    LINE_REST_LENGTH, LINE_SPRING_DAMPER, LINE_STIFFNESS, PD_KP, PD_SETPOINT, PD_SETPOINT_KIND, POINT_SPRING_DAMPER,
+    SPRING_BODY_POINT, SPRING_GROUND_POINT, SPRING_STIFFNESS,
 )
 from lgbench.mbs.dense import cross, mat3_vec
+from lgbench.mbs.loads import joint_angle
 from lgbench.mbs.pose import body_com, body_point_motion, body_state
 from lgbench.mbs.system import B_INERTIA, B_KIND, B_MASS, GROUND
 
@@ -26,7 +28,8 @@ def kinetic_energy(sys, q, v):
 
 @kernel
 def potential_energy(sys, q, v):
-    """Potential of the conservative loads (gravity, springs: per axis to ground, along a line)."""
+    """Potential of the conservative loads (gravity, springs: per axis to ground, along a line, and about a
+    revolute joint's axis: a JOINT_PD element with a constant set point, kp (phi - phi_d)^2 / 2)."""
     e = 0.0
     for k in range(sys.force_int.shape[0]):
         i = sys.force_int[k, F_BODY]
@@ -45,6 +48,9 @@ def potential_energy(sys, q, v):
             if other != GROUND:
                 second, _ = body_point_motion(sys, other, q, v, second)
             e += 0.5 * p[LINE_STIFFNESS] * (np.linalg.norm(first - second) - p[LINE_REST_LENGTH]) ** 2
+        elif sys.force_int[k, F_TYPE] == JOINT_PD and int(p[PD_SETPOINT_KIND]) == CONSTANT:
+            phi, _, _ = joint_angle(sys, k, q, v, 0.0)
+            e += 0.5 * p[PD_KP] * (phi - p[PD_SETPOINT]) ** 2
     return e + chain_potential_energy(sys, q, v)
 
 

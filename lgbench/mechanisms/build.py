@@ -30,8 +30,8 @@ from lgbench.mbs.system import B_NV, B_VSTART, GROUND as GROUND_INDEX, J_ROW, Sy
 from lgbench.mechanisms import expressions
 from lgbench.mechanisms.outputs import JointFrame, output_evaluator
 from lgbench.mechanisms.schema import (
-    GROUND, Gravity, JointOutput, Mechanism, PDController, PointForce, PointSpringDamper, SpringDamper, Torque,
-    force_name, joint_name, output_names,
+    GROUND, Gravity, JointOutput, JointSpringDamper, Mechanism, PDController, PointForce, PointSpringDamper,
+    SpringDamper, Torque, force_name, joint_name, output_names,
 )
 from lgbench.models.base import BuiltModel, Model
 
@@ -341,15 +341,20 @@ def _add_force(builder: SystemBuilder, mechanism: Mechanism, k: int, index, pose
                                                    values.vector(force.ground_point, f"{field}.ground_point"))
         except InputError as error:
             raise _under(field, error) from None
-    assert isinstance(force, PDController)
     frame = frames[[joint_name(mechanism, j) for j in range(len(mechanism.joints))].index(force.joint)]
-    setpoint = force.setpoint
-    if setpoint.kind == "constant":
-        kind, parameters = CONSTANT, [values.scalar(setpoint.value, f"{field}.setpoint.value")]
+    if isinstance(force, JointSpringDamper):
+        kind, parameters = CONSTANT, [values.scalar(force.rest_angle, f"{field}.rest_angle")]
+        kp = values.non_negative(force.stiffness, f"{field}.stiffness")
+        kd = values.non_negative(force.damping, f"{field}.damping")
     else:
-        kind, parameters = BANG_BANG, [values.scalar(getattr(setpoint, name), f"{field}.setpoint.{name}")
-                                       for name in ("initial", "acceleration", "switch_time")]
-    kp, kd = values.non_negative(force.kp, f"{field}.kp"), values.non_negative(force.kd, f"{field}.kd")
+        assert isinstance(force, PDController)
+        setpoint = force.setpoint
+        if setpoint.kind == "constant":
+            kind, parameters = CONSTANT, [values.scalar(setpoint.value, f"{field}.setpoint.value")]
+        else:
+            kind, parameters = BANG_BANG, [values.scalar(getattr(setpoint, name), f"{field}.setpoint.{name}")
+                                           for name in ("initial", "acceleration", "switch_time")]
+        kp, kd = values.non_negative(force.kp, f"{field}.kp"), values.non_negative(force.kd, f"{field}.kd")
     # the builder's angle is body2's rotation relative to body1 and its torque acts on body2: the joint
     # angle (body1 relative to body2) with the joint's body2 as the builder's body1, unless body1 is
     # ground; then the builder's angle is minus the joint angle, and so is the set point
@@ -369,7 +374,8 @@ def conservative(mechanism: Mechanism) -> bool:
     (``Model.conservative``)."""
     return all(isinstance(force, Gravity)
                or isinstance(force, PointSpringDamper) and force.damping == [0.0, 0.0, 0.0]
-               or isinstance(force, SpringDamper) and force.damping == 0.0 for force in mechanism.forces)
+               or isinstance(force, SpringDamper | JointSpringDamper) and force.damping == 0.0
+               for force in mechanism.forces)
 
 
 def mechanism_model(mechanism: Mechanism, source: str = "") -> Model:

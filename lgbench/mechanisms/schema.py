@@ -346,7 +346,21 @@ class PDController(_Strict):
         ConstantSetpoint(kind="constant")
 
 
-Force = Annotated[Gravity | Torque | PointForce | PointSpringDamper | SpringDamper | PDController,
+class JointSpringDamper(_Strict):
+    """A rotational spring-damper about a revolute joint's axis: torque -(stiffness (phi - rest_angle) +
+    damping phi') on body1 and its reaction on body2, phi the joint angle (body1 relative to body2, zero at the
+    initial configuration); a PD controller with a constant set point, whose stiffness is counted in the
+    potential energy."""
+
+    type: Literal["joint_spring_damper"]
+    name: Label | None = None
+    joint: Label
+    stiffness: Scalar
+    damping: Scalar = 0.0
+    rest_angle: Scalar = 0.0
+
+
+Force = Annotated[Gravity | Torque | PointForce | PointSpringDamper | SpringDamper | PDController | JointSpringDamper,
                   Field(discriminator="type")]
 
 
@@ -502,10 +516,11 @@ def check_mechanism(mechanism: Mechanism, file: str | None = None) -> None:
         elif isinstance(force, SpringDamper):
             _known(force.body1, with_ground, "body", f"forces[{k}].body1", file)
             _known(force.body2, with_ground, "body", f"forces[{k}].body2", file)
-        elif isinstance(force, PDController):
+        elif isinstance(force, PDController | JointSpringDamper):
             _known(force.joint, joints, "joint", f"forces[{k}].joint", file)
             if mechanism.joints[joints.index(force.joint)].type != "revolute":
-                raise InputError("a PD controller acts on a revolute joint", file=file, field=f"forces[{k}].joint",
+                what = "a PD controller" if isinstance(force, PDController) else "a joint spring-damper"
+                raise InputError(f"{what} acts on a revolute joint", file=file, field=f"forces[{k}].joint",
                                  allowed=[joints[j] for j, joint in enumerate(mechanism.joints)
                                           if joint.type == "revolute"])
         else:
