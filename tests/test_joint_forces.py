@@ -157,3 +157,21 @@ def test_the_reactions_are_the_same_in_every_formulation(form):
         assert np.abs(values[formulation] - values["RV"]).max() < 1e-10 * scale, formulation
     torques = [j for j, name in enumerate(model.outputs) if "_torque_" in name and not name.startswith("rod")]
     assert np.abs(values["RV"][torques]).max() > 0.1
+
+
+def test_a_reference_of_a_mechanism_file_is_keyed_by_the_code_that_evaluates_its_outputs(tmp_path, monkeypatch):
+    """The reactions are computed in lgbench/mechanisms, outside the compiled sources: a cached reference of a
+    mechanism file computed by other code there is not reused; a built-in model's key does not read it."""
+    from lgbench.runner import reference_cache
+
+    _, data = _data("inclined_slider")
+    mechanism = RunSpec("inclined_slider", "RV", "RK44-index1", 1e-3, 0.1, mechanism=data)
+    builtin = RunSpec("heavy_top", "RV", "RK44", 1e-3, 0.1)
+    code = tmp_path / "mechanisms"
+    code.mkdir()
+    (code / "outputs.py").write_text("REACTIONS = 'index-1'\n")
+    monkeypatch.setattr(reference_cache, "MECHANISM_CODE", code)
+    before = reference_cache.reference_key(mechanism, 11), reference_cache.reference_key(builtin, 11)
+    (code / "outputs.py").write_text("REACTIONS = 'integrator'\n")
+    after = reference_cache.reference_key(mechanism, 11), reference_cache.reference_key(builtin, 11)
+    assert before[0] != after[0] and before[1] == after[1]
