@@ -26,11 +26,11 @@ from lgbench.mbs.pose import body_pose, body_state, rotation_size, rotation_star
 from lgbench.mbs.system import B_FORM, B_VSTART, S_NC, S_NV
 from lgbench.mbs.system import GROUND as GROUND_INDEX
 from lgbench.mechanisms.schema import (
-    AngularVelocityOutput, EnergyOutput, JointOutput, PointOutput, PowerOutput, RotationOutput, joint_name,
+    REACTION_KINDS, AngularVelocityOutput, EnergyOutput, JointOutput, PointOutput, PowerOutput, RotationOutput,
+    joint_name,
 )
 
 AXES = {"x": 0, "y": 1, "z": 2}
-REACTION_KINDS = ("joint_force", "joint_torque")
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,7 @@ def acceleration_multipliers(system) -> Callable[[np.ndarray, np.ndarray, float]
     """f(q, v, t) -> lambda of the acceleration-level (index-1) system at the state (paper 001 eq. 10),
     [M B^T; B 0] [v'; lambda] = [g; -B'(q, v) v], solved by ``mbs.index1.index1_accelerations`` with v first
     moved onto the hidden constraint B(q) v = 0 (``project_velocities``, the mass-weighted projection of paper
-    001 eq. 12; an index-3 integrator's v misses it by about its Newton tolerance on positions divided by h);
+    001 eq. 12; an index-3 integrator's v misses it by O(h^2) plus its Newton tolerance divided by h);
     NaN where the saddle-point matrix is singular. These multipliers are as accurate as the motion, whatever
     the integrator's own lambda (docs/notes/joint_forces.md)."""
     nq, nv, nc = (int(x) for x in system.sizes)
@@ -116,7 +116,9 @@ def joint_reaction(system, frame: JointFrame, q: np.ndarray, lam: np.ndarray) ->
     tau about the body's reference point x, since omega = W w (``mbs.pose.velocity_map``: I for RV and SE3,
     G(theta) for Rxyz, 2 L(e) for EP), so tau = (W W^T)^{-1} W Q (for EP, whose W is 3x4 with W W^T = 4 I,
     this drops Q's part along e, which does no work); the moment about p is R tau + (x - p) x force. With
-    body1 ground, minus the force and moment on body2 about the same point."""
+    body1 ground, minus the force and moment on body2 about the same point. The force is -lambda of the three
+    point rows of a spherical, revolute or universal joint in the global form and -R1 lambda in the body form
+    (``constraint_form: body``, lambda in body 1's frame); rows of a relative rotation add to the moment only."""
     nc, nv = int(system.sizes[S_NC]), int(system.sizes[S_NV])
     B = np.zeros((nc, nv))
     constraint_matrix(system, q, B)
@@ -141,13 +143,6 @@ def joint_reaction(system, frame: JointFrame, q: np.ndarray, lam: np.ndarray) ->
     return force, torque + np.cross(x - point, force)
 
 
-def joint_force(system, frame: JointFrame, q: np.ndarray, lam: np.ndarray) -> np.ndarray:
-    """The force of ``joint_reaction``: -lambda of the three point rows of a spherical, revolute or universal
-    joint in the global form and -R1 lambda in the body form (``constraint_form: body``, lambda in body 1's
-    frame); rows that hold no point (relative rotations) add nothing."""
-    return joint_reaction(system, frame, q, lam)[0]
-
-
 def _joint(output: JointOutput, system, frame: JointFrame):
     picks = [AXES[c] for c in output.components]
 
@@ -163,7 +158,7 @@ def _joint(output: JointOutput, system, frame: JointFrame):
         return axis @ separation, np.cross(w1, axis) @ separation + axis @ rate
 
     def evaluate(q, v, lam, t):
-        if output.kind == "joint_force" or output.kind == "joint_torque":
+        if output.kind in REACTION_KINDS:
             return joint_reaction(system, frame, q, lam)[output.kind == "joint_torque"][picks]
         R1, _, _, w1 = _state(system, frame.body1, q, v)
         R2, _, _, w2 = _state(system, frame.body2, q, v)
@@ -227,7 +222,8 @@ def output_evaluator(mechanism: Any, system, index: Mapping[str, int], frames: l
             element = torques[output.force]
             parts.append(_power(system, element, int(system.force_int[element, F_BODY])))
 
-    reactions = any(isinstance(output, JointOutput) and output.kind in REACTION_KINDS for output in mechanism.outputs)
+    reactions = [output for output in mechanism.outputs if isinstance(output, JointOutput)
+                 and output.kind in REACTION_KINDS]
     multipliers = acceleration_multipliers(system) if reactions else None
 
     def outputs(sys, q, v, lam, t):

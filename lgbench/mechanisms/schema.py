@@ -530,11 +530,13 @@ def check_mechanism(mechanism: Mechanism, file: str | None = None) -> None:
     _check_parameters(mechanism, file)
 
 
+REACTION_KINDS = ("joint_force", "joint_torque")
+"""Joint outputs that are reactions: three components, of every joint type (docs/notes/joint_forces.md)."""
+_EVERY_JOINT = ("spherical", "revolute", "universal", "prismatic", "cylindrical", "distance")
 JOINT_OUTPUT_TYPES = {"joint_angle": ("revolute", "cylindrical"), "joint_rate": ("revolute", "cylindrical"),
                       "joint_displacement": ("prismatic", "cylindrical"),
                       "joint_velocity": ("prismatic", "cylindrical"),
-                      "joint_force": ("spherical", "revolute", "universal", "prismatic", "cylindrical", "distance"),
-                      "joint_torque": ("spherical", "revolute", "universal", "prismatic", "cylindrical", "distance")}
+                      **{kind: _EVERY_JOINT for kind in REACTION_KINDS}}
 
 
 def output_names(output: Any) -> list[str]:
@@ -542,7 +544,7 @@ def output_names(output: Any) -> list[str]:
     if isinstance(output, PointOutput) and output.direction is not None:
         return [output.name]
     if isinstance(output, PointOutput | AngularVelocityOutput) or \
-            isinstance(output, JointOutput) and output.kind in ("joint_force", "joint_torque"):
+            isinstance(output, JointOutput) and output.kind in REACTION_KINDS:
         return [output.name] if len(output.components) == 1 else [f"{output.name}_{c}" for c in output.components]
     if isinstance(output, RotationOutput):
         return [f"{output.name}_{r}{c}" for r in "123" for c in "123"]
