@@ -415,10 +415,10 @@ class JointOutput(_Output):
     """Of a revolute or cylindrical joint: body1's rotation angle relative to body2 about the axis
     (wrapped to (-pi, pi], zero at the initial configuration; with ``continuous: true`` counted on over the
     run's samples, turns included) and its rate; of a prismatic or cylindrical joint: the position of point2
-    along the axis from point1 and its rate; of every joint: the resultant force of its rows on body1
-    (global components)."""
+    along the axis from point1 and its rate; of every joint: the resultant force of its rows on body1 and
+    their moment about the joint point (global components)."""
 
-    kind: Literal["joint_angle", "joint_rate", "joint_displacement", "joint_velocity", "joint_force"]
+    kind: Literal["joint_angle", "joint_rate", "joint_displacement", "joint_velocity", "joint_force", "joint_torque"]
     joint: Label
     components: Components = "xyz"
     continuous: bool = False
@@ -545,10 +545,13 @@ def check_mechanism(mechanism: Mechanism, file: str | None = None) -> None:
     _check_parameters(mechanism, file)
 
 
+REACTION_KINDS = ("joint_force", "joint_torque")
+"""Joint outputs that are reactions: three components, of every joint type (docs/notes/joint_forces.md)."""
+_EVERY_JOINT = ("spherical", "revolute", "universal", "prismatic", "cylindrical", "distance")
 JOINT_OUTPUT_TYPES = {"joint_angle": ("revolute", "cylindrical"), "joint_rate": ("revolute", "cylindrical"),
                       "joint_displacement": ("prismatic", "cylindrical"),
                       "joint_velocity": ("prismatic", "cylindrical"),
-                      "joint_force": ("spherical", "revolute", "universal", "prismatic", "cylindrical", "distance")}
+                      **{kind: _EVERY_JOINT for kind in REACTION_KINDS}}
 
 
 def output_names(output: Any) -> list[str]:
@@ -556,7 +559,7 @@ def output_names(output: Any) -> list[str]:
     if isinstance(output, PointOutput) and output.direction is not None:
         return [output.name]
     if isinstance(output, PointOutput | AngularVelocityOutput) or \
-            isinstance(output, JointOutput) and output.kind == "joint_force":
+            isinstance(output, JointOutput) and output.kind in REACTION_KINDS:
         return [output.name] if len(output.components) == 1 else [f"{output.name}_{c}" for c in output.components]
     if isinstance(output, RotationOutput):
         return [f"{output.name}_{r}{c}" for r in "123" for c in "123"]

@@ -2,7 +2,8 @@
 
 The key hashes the reference's inputs (``reference_inputs``): its RunSpec (model, formulation, integrator,
 h, t_end, parameters, options), the number of output samples, the lgbench version, the hash of the compiled
-sources (``lgbench._compile_cache.source_hash``) and the package, version and code hash of every plugin the
+sources (``lgbench._compile_cache.source_hash``), for a mechanism file the hash of the code that builds it and
+evaluates its outputs (``mechanism_code_hash``), and the package, version and code hash of every plugin the
 run uses. Any change of the specification or of the numerical code gives a new key, so a stale reference is
 never reused. Entries live under ``$LGBENCH_REFERENCE_CACHE`` if set, else ``$LGBENCH_CACHE_DIR/references``
 (default ``~/.cache/lgbench/references``), one folder per key with ``result.json`` (status, counters, final
@@ -31,6 +32,7 @@ from lgbench.runner.single_run import RunResult, RunSpec
 
 FORMAT = 2
 """The layout of an entry; part of the key, so entries of another layout are not looked at."""
+MECHANISM_CODE = Path(__file__).resolve().parent.parent / "mechanisms"
 
 
 class DamagedEntry(Exception):
@@ -44,6 +46,16 @@ def cache_root() -> Path:
     return base / "references"
 
 
+def mechanism_code_hash() -> str:
+    """Hash of ``lgbench/mechanisms``, which builds a mechanism file's system and evaluates its outputs (joint
+    reactions included) in Python, outside the compiled sources."""
+    digest = hashlib.sha256()
+    for path in sorted(MECHANISM_CODE.rglob("*.py")):
+        digest.update(path.relative_to(MECHANISM_CODE).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def reference_inputs(spec: RunSpec, samples: int | None) -> dict[str, Any]:
     """Everything that determines the reference's numbers, as JSON data."""
     import lgbench
@@ -52,6 +64,8 @@ def reference_inputs(spec: RunSpec, samples: int | None) -> dict[str, Any]:
 
     document = {"format": FORMAT, "spec": asdict(spec), "samples": samples, "version": lgbench.__version__,
                 "sources": source_hash(), "plugins": plugins_of(spec)}
+    if spec.mechanism is not None:
+        document["mechanism_code"] = mechanism_code_hash()
     return json.loads(json.dumps(document, default=str))
 
 
