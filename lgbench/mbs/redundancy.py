@@ -87,6 +87,8 @@ def independent_rows(system: SystemArrays, q: np.ndarray) -> Reduction:
     if nc == 0:
         return Reduction(system, system, 0)
     _, B = constraint_state(system, q)
+    if not np.all(np.isfinite(B)):        # the run reports the state that is not finite
+        return Reduction(system, system, nc)
     basis = np.zeros((0, B.shape[1]))
     joint_int, joint_real = system.joint_int, system.joint_real
     for row in system.body_int[:, B_CROW]:
