@@ -554,19 +554,20 @@ def animate(
         set_: SetOption = None,
         option: OptionOption = None,
         frames: Annotated[int, typer.Option(help="Frames, evenly spaced over [0, t_end].")] = 100,
-        view: Annotated[str, typer.Option(help="Projection: iso, xz, yz or xy.")] = "iso",
+        view: Annotated[str, typer.Option(help="Projection: auto (face-on to the plane of a planar motion, "
+                                                "else iso), iso, xz, yz or xy.")] = "auto",
         fps: Annotated[int, typer.Option(help="Frames per second.")] = 25,
         max_steps: Annotated[int | None, typer.Option(help="Step budget (default: 1e7).")] = None):
     """Draw a run's motion (bodies as sticks between their joints) as an animated GIF or an HTML viewer."""
-    from lgbench.plots.animation import FORMATS, VIEWS, animate as write_animation
+    from lgbench.plots.animation import FORMATS, VIEW_NAMES, animate as write_animation
     from lgbench.runner.motion import motion_of
 
     if not 2 <= frames <= 1000:
         raise InputError(f"must lie in [2, 1000], got {frames}", field="--frames")
     if not 1 <= fps <= 100:
         raise InputError(f"must lie in [1, 100], got {fps}", field="--fps")
-    if view not in VIEWS:
-        raise InputError(f"unknown view '{view}'", field="--view", allowed=list(VIEWS))
+    if view not in VIEW_NAMES:
+        raise InputError(f"unknown view '{view}'", field="--view", allowed=list(VIEW_NAMES))
     _check_file_name(out, "--out", "a file name ending in " + " or ".join(FORMATS))
     if out.suffix.lower() not in FORMATS:
         raise InputError(f"cannot write an animation as '{out.suffix}'", field="--out", allowed=list(FORMATS))
