@@ -448,9 +448,10 @@ StepOption = Annotated[float, typer.Option("--step", help="Step size h.")]
 EndOption = Annotated[float, typer.Option("--t-end", help="End time.")]
 SetOption = Annotated[Assignments, typer.Option("--set", help="Parameter key=value, repeatable.")]
 OptionOption = Annotated[Assignments, typer.Option(help="Integrator option key=value, repeatable, e.g. "
-                                                          "newton_rtol=1e-12 or rho_inf=0.8 (generalized-alpha, "
-                                                          "hht), rtol=1e-8 (adaptive steps); a wrong key lists "
-                                                          "the integrator's options.")]
+                                                          "newton_rtol=1e-12 (generalized-alpha, hht), "
+                                                          "rho_inf=0.8 (generalized-alpha), rtol=1e-8 (adaptive "
+                                                          "steps); a wrong key lists the integrator's options; "
+                                                          "defaults in docs/mechanisms.md.")]
 """The arguments of a single run on the command line (simulate, animate)."""
 
 
