@@ -19,9 +19,10 @@ import typer
 import yaml
 from typer.core import TyperGroup
 
-from lgbench.exceptions import EngineError, InputError, PluginError, printable
+from lgbench.exceptions import EngineError, InputError, PluginError, RunFailed, printable
 from lgbench.runner.bounds import echo_text
 
+EXIT_RUN_FAILED = 1
 EXIT_INPUT = 2
 EXIT_INTERNAL = 3
 DEBUG_VARIABLE = "LGBENCH_DEBUG"
@@ -37,8 +38,9 @@ def debugging() -> bool:
 
 
 class _Commands(TyperGroup):
-    """Turns InputError and file-system errors of any command into one line on stderr (exit 2), any
-    other exception, an internal error, into one line naming it (exit 3), and Ctrl-C or SIGTERM outside
+    """Turns InputError and file-system errors of any command into one line on stderr (exit 2), a run the
+    command needs that did not reach t_end (``RunFailed``) into one line naming it (exit 1), any other
+    exception, an internal error, into one line naming it (exit 3), and Ctrl-C or SIGTERM outside
     a command's own handling (``run`` and ``simulate`` say what was kept) into ``interrupted`` (130/143)."""
 
     def invoke(self, ctx):
@@ -53,6 +55,8 @@ class _Commands(TyperGroup):
             raise typer.Exit(interrupt.exit_code) from None
         except InputError as error:
             message = str(error)
+        except RunFailed as error:
+            code, message = EXIT_RUN_FAILED, str(error)
         except OSError as error:
             if error.errno == errno.EPIPE:
                 raise
@@ -443,7 +447,11 @@ IntegratorOption = Annotated[str, typer.Option("--integrator", "-i", help="Time 
 StepOption = Annotated[float, typer.Option("--step", help="Step size h.")]
 EndOption = Annotated[float, typer.Option("--t-end", help="End time.")]
 SetOption = Annotated[Assignments, typer.Option("--set", help="Parameter key=value, repeatable.")]
-OptionOption = Annotated[Assignments, typer.Option(help="Integrator option key=value, repeatable.")]
+OptionOption = Annotated[Assignments, typer.Option(help="Integrator option key=value, repeatable, e.g. "
+                                                          "newton_rtol=1e-12 (generalized-alpha, hht), "
+                                                          "rho_inf=0.8 (generalized-alpha), rtol=1e-8 (adaptive "
+                                                          "steps); a wrong key lists the integrator's options; "
+                                                          "defaults in docs/mechanisms.md.")]
 """The arguments of a single run on the command line (simulate, animate)."""
 
 
@@ -456,10 +464,16 @@ def simulate(
         t_end: EndOption,
         set_: SetOption = None,
         option: OptionOption = None,
-        samples: Annotated[int, typer.Option(help="Output samples for --csv.")] = 201,
-        csv: Annotated[Path | None, typer.Option(help="Write the time series (t, outputs) here.")] = None,
+        samples: Annotated[int, typer.Option(help="Output samples for --csv, evenly spaced over [0, t_end] (each "
+                                                  "the state at the first step boundary at or after it).")] = 201,
+        csv: Annotated[Path | None, typer.Option(help="Write the time series here: t, every output (a vector "
+                                                      "output as NAME_x, NAME_y, NAME_z) and, with joints, "
+                                                      "constraint_residual, velocity_constraint_residual, "
+                                                      "lambda_norm.")] = None,
         max_steps: Annotated[int | None, typer.Option(help="Step budget (default: 1e7).")] = None):
-    """One run; prints status, steps, CPU time and the final outputs."""
+    """One run; prints status, steps, CPU time and the final outputs. A run that does not reach t_end ends
+    with one line naming it, the time and the cause, exit code 1; its --csv holds the samples it reached
+    after a first line '# the run ... did not reach t_end ...'."""
     from lgbench.runner import bounds, single_run
     from lgbench.store import write_series
 
@@ -478,7 +492,15 @@ def simulate(
     except Interrupted as interrupt:
         say_interrupted(last_line)
         raise typer.Exit(interrupt.exit_code) from None
-    typer.echo(f"status: {result.status}" + (f" ({result.message})" if result.message else ""))
+    if result.status != "ok":
+        note = ""
+        if csv is not None:
+            rows = 0 if result.series is None else len(result.series["t"])
+            note = f"{csv}: {rows} sample{'s' if rows != 1 else ''} up to the failure"
+            failure = str(RunFailed(spec.describe(), result.status, result.message))
+            write_series(csv, result.series or {"t": []}, comment=failure)
+        single_run.require_ok(result, spec, note=note)
+    typer.echo(f"status: {result.status}")
     typer.echo(f"steps: {result.steps}   cpu: {result.cpu_s:.4g} s   t_final: {result.t_final:g}")
     for name, value in result.statistics.items():
         typer.echo(f"{name}: {value:g}")
@@ -533,19 +555,20 @@ def animate(
         set_: SetOption = None,
         option: OptionOption = None,
         frames: Annotated[int, typer.Option(help="Frames, evenly spaced over [0, t_end].")] = 100,
-        view: Annotated[str, typer.Option(help="Projection: iso, xz, yz or xy.")] = "iso",
+        view: Annotated[str, typer.Option(help="Projection: auto (face-on to the plane of a planar motion, "
+                                                "else iso), iso, xz, yz or xy.")] = "auto",
         fps: Annotated[int, typer.Option(help="Frames per second.")] = 25,
         max_steps: Annotated[int | None, typer.Option(help="Step budget (default: 1e7).")] = None):
     """Draw a run's motion (bodies as sticks between their joints) as an animated GIF or an HTML viewer."""
-    from lgbench.plots.animation import FORMATS, VIEWS, animate as write_animation
+    from lgbench.plots.animation import FORMATS, VIEW_NAMES, animate as write_animation
     from lgbench.runner.motion import motion_of
 
     if not 2 <= frames <= 1000:
         raise InputError(f"must lie in [2, 1000], got {frames}", field="--frames")
     if not 1 <= fps <= 100:
         raise InputError(f"must lie in [1, 100], got {fps}", field="--fps")
-    if view not in VIEWS:
-        raise InputError(f"unknown view '{view}'", field="--view", allowed=list(VIEWS))
+    if view not in VIEW_NAMES:
+        raise InputError(f"unknown view '{view}'", field="--view", allowed=list(VIEW_NAMES))
     _check_file_name(out, "--out", "a file name ending in " + " or ".join(FORMATS))
     if out.suffix.lower() not in FORMATS:
         raise InputError(f"cannot write an animation as '{out.suffix}'", field="--out", allowed=list(FORMATS))
@@ -805,6 +828,7 @@ def reference(study_file: Annotated[Path, typer.Argument(metavar="STUDY.yaml", h
               profile: Annotated[str | None, typer.Option(help="Study profile.")] = None,
               force: Annotated[bool, typer.Option("--force", help="Recompute even if cached.")] = False):
     """Compute the study's reference solution into the reference cache (if not there yet)."""
+    from lgbench.runner import single_run
     from lgbench.runner.execute import compute_reference
     from lgbench.runner.reference_cache import cache_root, reference_key
     from lgbench.runner.grid import reference_spec
@@ -817,8 +841,7 @@ def reference(study_file: Annotated[Path, typer.Argument(metavar="STUDY.yaml", h
     _announce_compilation()
     result, cached = compute_reference(study, use_cache=not force, warn=lambda text: typer.echo(text, err=True))
     key = reference_key(reference_spec(study), study.samples)
-    if result.status != "ok":
-        raise InputError(f"the reference run failed ({result.status}: {result.message})", field="reference")
+    single_run.require_ok(result, reference_spec(study), "reference run")
     state = "cached already" if cached else f"computed in {result.cpu_s:.3g} s CPU"
     typer.echo(f"{study.name}: reference {state}: {cache_root() / key}")
 

@@ -36,6 +36,24 @@ def printable(text: str, keep: str = "") -> str:
     return "".join(ch if ch.isprintable() or ch == " " or ch in keep else ascii(ch)[1:-1] for ch in text)
 
 
+class RunFailed(Exception):
+    """A run that a command needs whole (``simulate``'s, a study's reference) did not reach t_end: a numerical
+    result (status diverged, singular, failed or timeout), neither bad input nor a bug in lgbench. One line
+    names the run (model, formulation, method, h), its status, the time and the cause."""
+
+    def __init__(self, run: str, status: str, cause: str, role: str = "run", note: str = ""):
+        super().__init__(run, status, cause, role, note)
+        self.run = run
+        self.status = status
+        self.cause = cause
+        self.role = role
+        self.note = note
+
+    def __str__(self) -> str:
+        note = f"; {self.note}" if self.note else ""
+        return printable(f"the {self.role} {self.run} did not reach t_end ({self.status}): {self.cause}{note}")
+
+
 class EngineError(Exception):
     """An unexpected exception inside the engine during a run (a numba TypingError, an IndexError of a
     kernel): a bug in lgbench, not bad input. Carries what ran ("" outside a run), the exception's class,

@@ -8,6 +8,8 @@ line.
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from PIL import Image
@@ -94,7 +96,7 @@ def test_animate_writes_a_self_contained_html_viewer_of_a_mechanism_file(tmp_pat
 
 @pytest.mark.parametrize("arguments, fragment", [
     (["--out", "motion.mp4"], "allowed: .gif, .html"),
-    (["--out", "m.gif", "--view", "top"], "allowed: iso, xz, yz, xy"),
+    (["--out", "m.gif", "--view", "top"], "allowed: auto, iso, xz, yz, xy"),
     (["--out", "m.gif", "--frames", "1"], "field '--frames'"),
 ], ids=["format", "view", "frames"])
 def test_bad_animate_options_are_one_line(tmp_path, arguments, fragment):
@@ -168,3 +170,62 @@ def test_a_motion_figure_takes_a_step_size_of_its_own_method(tmp_path):
                         motion={"method": "RV-RK44-index1", "h": 2.5e-4})
     assert_one_line_input_error(runner.invoke(app, ["validate", str(study)]), "field 'motion.h'",
                                 "not a step size of method RV-RK44-index1", "allowed: 0.001")
+
+
+EXTERNAL = ("http:", "https:", "ftp:", "url(", "@import", "<link", "@font-face")
+"""What would make a browser fetch something: a URL, a stylesheet link or import, a web font (or, below, an
+attribute naming anything but inline data or an anchor)."""
+
+
+def test_the_html_viewer_needs_no_network(tmp_path, motion):
+    """Its play and step buttons were blank offline: their icons came from a web font on a CDN."""
+    from lgbench.plots.animation import ICONS, animate
+
+    text = animate(motion, tmp_path / "motion.html", fps=10).read_text()
+    assert not [marker for marker in EXTERNAL if marker in text]
+    assert not re.findall(r"""\s(?:src|href|action)=["']?(?!data:|#)[^"'\s>]""", text)      # HTML attributes
+    assert text.count("<svg ") == len(ICONS) and 'class="fa' not in text
+    assert "play_animation()" in text and "next_frame()" in text     # matplotlib's viewer, buttons and all
+
+
+def _plane_motion(normal, in_plane):
+    """A motion whose points all lie in the plane through the origin with ``normal``: two bodies swinging in
+    it (``in_plane`` two directions spanning it), a joint point at the origin."""
+    from lgbench.store.motion import Motion
+
+    first, second = (np.asarray(d, dtype=float) for d in in_plane)
+    angles = np.linspace(0.0, 1.0, 5)[:, None]
+    centres = np.stack([np.cos(angles) * first + np.sin(angles) * second,
+                        2 * np.cos(2 * angles) * first + 0.5 * np.sin(angles) * second], axis=1)
+    points = np.stack([np.zeros_like(centres[:, 0]), centres[:, 0] * 2], axis=1)
+    assert np.allclose(np.concatenate([centres, points], axis=1) @ normal, 0.0)
+    return Motion("plane", "ok", angles[:, 0], centres, np.tile(np.eye(3), (5, 2, 1, 1)), points,
+                  np.array([-1, 0]), np.array([[0, 1]]))
+
+
+@pytest.mark.parametrize("view", ["xz", "yz", "xy"])
+def test_the_default_view_of_a_planar_motion_is_face_on(view):
+    """The GIF's default view was iso, which shows a mechanism moving in a plane obliquely."""
+    from lgbench.plots.animation import VIEWS, screen_axes
+
+    right, up = VIEWS[view]
+    motion = _plane_motion(np.cross(right, up), (right, up))
+    axes = screen_axes(motion, "auto")
+    assert np.allclose(axes, (right, up), atol=1e-12)
+
+
+def test_a_tilted_plane_is_seen_face_on_with_z_up():
+    from lgbench.plots.animation import screen_axes
+
+    normal = np.array([1.0, -2.0, 0.5]) / np.linalg.norm([1.0, -2.0, 0.5])
+    first = np.cross(normal, [0.0, 0.0, 1.0])
+    first /= np.linalg.norm(first)
+    right, up = screen_axes(_plane_motion(normal, (first, np.cross(normal, first))), "auto")
+    assert abs(right @ normal) < 1e-12 and abs(up @ normal) < 1e-12 and up[2] > 0.8
+
+
+def test_a_spatial_motion_is_drawn_iso(motion):
+    """The IFToMM slider-crank moves in three dimensions: no plane to face."""
+    from lgbench.plots.animation import VIEWS, screen_axes
+
+    assert np.allclose(screen_axes(motion, "auto"), VIEWS["iso"])

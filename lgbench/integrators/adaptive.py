@@ -17,7 +17,7 @@ from lgbench.integrators.adaptive_steps import (
     N_STEP_CONTROL_STATISTICS, run_adaptive_steps, step_control, step_control_statistics,
 )
 from lgbench.integrators.explicit import combine_stages, rk_stages
-from lgbench.integrators.interface import Integration, sampling, timed_run
+from lgbench.integrators.interface import Integration, sample_arrays, sampling, timed_run
 from lgbench.integrators.right_hand_side import multibody
 from lgbench.mbs.codes import DIVERGED, OK
 from lgbench.mbs.dense import all_finite, copy_vector
@@ -139,8 +139,7 @@ def run_adaptive(system, tableau, q0, v0, options, h, t_end, sample_times) -> In
     r_tol, a_tol = adaptive_tolerances(options, tableau.order, h, t_end)
     control = step_control(options, h, tableau.embedded_order)
     ns = sample_times.shape[0]
-    q_samples = np.zeros((ns, q0.shape[0]))
-    v_samples = np.zeros((ns, v0.shape[0]))
+    q_samples, v_samples = sample_arrays(ns, q0.shape[0], v0.shape[0])
 
     def run(inputs, t_stop, warm_up, stop):
         q, v, stats = inputs

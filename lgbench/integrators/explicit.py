@@ -13,7 +13,7 @@ import numpy as np
 from lgbench._compiled import allocating_entry_point
 from lgbench.exceptions import InputError
 from lgbench.integrators.fixed_step import run_fixed_steps
-from lgbench.integrators.interface import Integration, sampling, timed_run
+from lgbench.integrators.interface import Integration, sample_arrays, sampling, timed_run
 from lgbench.integrators.right_hand_side import multibody, rigid_bodies
 from lgbench.mbs.codes import DIVERGED, OK, UNRESOLVED_ROTATION
 from lgbench.mbs.coordinate_update import largest_rotation_increment
@@ -179,8 +179,7 @@ def run_explicit(system, tableau, q0, v0, h, t_end, sample_times) -> Integration
     """The fixed-step run, timed by ``timed_run``."""
     integrate = ENTRY_POINTS[right_hand_side_of(system)]
     ns = sample_times.shape[0]
-    q_samples = np.zeros((ns, q0.shape[0]))
-    v_samples = np.zeros((ns, v0.shape[0]))
+    q_samples, v_samples = sample_arrays(ns, q0.shape[0], v0.shape[0])
 
     def run(state, t_stop, warm_up, stop):
         times, qs, vs = sampling(warm_up, sample_times, q_samples, v_samples)

@@ -42,7 +42,7 @@ from lgbench.integrators import generalized_alpha as ga
 from lgbench.integrators.fixed_step import run_fixed_steps
 from lgbench.integrators.generalized_alpha import ImplicitWorkspace
 from lgbench.integrators.implicit import NEWTON_DEFAULTS, implicit_options, linear_solver, solver_kind
-from lgbench.integrators.interface import Integration, sampling, timed_run
+from lgbench.integrators.interface import Integration, sample_arrays, sampling, timed_run
 from lgbench.integrators.linear_algebra import banded, dense
 from lgbench.integrators.newton import N_STATISTICS, ST_STEPS, NewtonOptions, newton_solve
 from lgbench.integrators.starting_values import consistent_accelerations
@@ -430,9 +430,7 @@ def run_hht(system, integrator: HHTIntegrator, q0, v0, options, h, t_end, sample
     nq, nv, nc = (int(x) for x in system.sizes)
     method, opts, merged = integrator.options(options)
     ns = sample_times.shape[0]
-    q_samples = np.zeros((ns, nq))
-    v_samples = np.zeros((ns, nv))
-    lam_samples = np.zeros((ns, nc))
+    q_samples, v_samples, lam_samples = sample_arrays(ns, nq, nv, nc)
 
     def fresh_state():
         q = q0.copy()

@@ -8,7 +8,7 @@ import numpy as np
 
 from lgbench.exceptions import InputError
 from lgbench.integrators import generalized_alpha as ga
-from lgbench.integrators.interface import Integration, sampling, timed_run
+from lgbench.integrators.interface import Integration, sample_arrays, sampling, timed_run
 from lgbench.integrators.newton import N_STATISTICS, NewtonOptions, newton_options
 from lgbench.integrators.second_order_method import SecondOrderMethod, generalized_alpha
 from lgbench.integrators.starting_values import consistent_accelerations_of, corrected_starting_values
@@ -179,9 +179,7 @@ def run_implicit(system, integrator: ImplicitIntegrator, q0, v0, options, h, t_e
     opts, merged = implicit_options(integrator, options)
     method = integrator.method(merged).as_array()
     ns = sample_times.shape[0]
-    q_samples = np.zeros((ns, nq))
-    v_samples = np.zeros((ns, nv))
-    lam_samples = np.zeros((ns, nc))
+    q_samples, v_samples, lam_samples = sample_arrays(ns, nq, nv, nc)
     index = merged["index"]
     band = ga.solver_structure(system, index, linear_solver(system, merged))
     solver = compiled_solver(system, merged, band)

@@ -39,7 +39,7 @@ from lgbench.integrators.adaptive_steps import (
     N_STEP_CONTROL_STATISTICS, run_adaptive_steps, step_control, step_control_statistics,
 )
 from lgbench.integrators.fixed_step import run_fixed_steps
-from lgbench.integrators.interface import Integration, sampling, timed_run
+from lgbench.integrators.interface import Integration, sample_arrays, sampling, timed_run
 from lgbench.integrators.tableaus import TABLEAUS, ButcherTableau
 from lgbench.lie.dexpinv import dexpinv_so3_series_apply
 from lgbench.lie.so3 import tangent_operator_inverse_so3_apply
@@ -387,9 +387,7 @@ class Index1RungeKutta:
         tab = self.tableau
         n_bodies = system.body_int.shape[0]
         ns = sample_times.shape[0]
-        q_samples = np.zeros((ns, nq))
-        v_samples = np.zeros((ns, nv))
-        lam_samples = np.zeros((ns, nc))
+        q_samples, v_samples, lam_samples = sample_arrays(ns, nq, nv, nc)
 
         def prepare():
             return (q0.copy(), v0.copy(), make_saddle_point_workspace(nq, nv, nc, n_bodies, system,

@@ -38,7 +38,7 @@ class Integration:
     q: np.ndarray                  # state at t_reached
     v: np.ndarray
     lam: np.ndarray                # multipliers at t_reached (empty without constraints)
-    q_samples: np.ndarray          # (n_samples, nq); rows after t_reached are undefined
+    q_samples: np.ndarray          # (n_samples, nq); rows the run did not record are NaN (``sample_arrays``)
     v_samples: np.ndarray
     lam_samples: np.ndarray        # (n_samples, nc)
     statistics: dict[str, Any] = field(default_factory=dict)
@@ -57,11 +57,18 @@ class Integrator(Protocol):
                   t_end: float, sample_times: np.ndarray) -> Integration: ...
 
 
-def sampling(warm_up: bool, sample_times: np.ndarray, *sample_arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+def sample_arrays(n_samples: int, *widths: int) -> tuple[np.ndarray, ...]:
+    """The sample arrays of a run, (n_samples, width) each, NaN until the run records a row: a run that
+    fails before its first step (in its consistent accelerations) or stops early leaves the rows it did not
+    reach NaN, and no such row is read as a state."""
+    return tuple(np.full((n_samples, width), np.nan) for width in widths)
+
+
+def sampling(warm_up: bool, sample_times: np.ndarray, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
     """(sample times, sample arrays) of a run: none for the warm-up run of ``timed_run``."""
     if warm_up:
-        return (np.zeros(0), *(a[:0] for a in sample_arrays))
-    return (sample_times, *sample_arrays)
+        return (np.zeros(0), *(a[:0] for a in arrays))
+    return (sample_times, *arrays)
 
 
 WAIT_SECONDS = 0.2

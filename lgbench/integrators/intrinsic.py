@@ -36,7 +36,7 @@ import numpy as np
 from lgbench._compiled import entry_point, kernel
 from lgbench.exceptions import InputError
 from lgbench.integrators.fixed_step import run_fixed_steps
-from lgbench.integrators.interface import Integration, sampling, timed_run
+from lgbench.integrators.interface import Integration, sample_arrays, sampling, timed_run
 from lgbench.integrators.newton import N_STATISTICS, ST_STEPS, NewtonOptions, newton_counts, newton_solve
 from lgbench.integrators.second_order_method import generalized_alpha
 from lgbench.lie.so3 import exp_so3, log_so3_into
@@ -596,8 +596,7 @@ class IntrinsicIntegrator:
         method = self.method(options)
         newton = self.newton(options)
         ns = sample_times.shape[0]
-        q_samples = np.zeros((ns, q0.shape[0]))
-        v_samples = np.zeros((ns, v0.shape[0]))
+        q_samples, v_samples = sample_arrays(ns, q0.shape[0], v0.shape[0])
 
         def run(inputs, t_stop, warm_up, stop):
             times, qs, vs = sampling(warm_up, sample_times, q_samples, v_samples)

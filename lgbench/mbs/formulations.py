@@ -24,7 +24,7 @@ FORMULATIONS = {
     "Rxyz": "Tait-Bryan xyz angles, classical formulation 2 (velocities = angle rates)",
     "F1": "Tait-Bryan xyz angles, classical formulation 1 (angular velocity as velocity; explicit only)",
     "EP-F1": "Euler parameters, classical formulation 1 (angular velocity as velocity; explicit only)",
-    "EP": "Euler parameters, classical formulation 2 with the unit-length constraint (implicit only)",
+    "EP": "Euler parameters, classical formulation 2 with the unit-length constraint (implicit and -index1 integrators)",
     "SE3": "rotation vector on SE(3), body-frame translational velocity, Lie group update (paper 002)",
     "Min": "minimal (joint) coordinates of serial chains: CRBA mass matrix, RNEA bias forces",
 }

@@ -14,7 +14,7 @@ from typing import Any
 
 from lgbench._compile_cache import compile_notice
 from lgbench.analysis.convergence import format_step
-from lgbench.exceptions import EngineError, InputError
+from lgbench.exceptions import EngineError, InputError, RunFailed
 from lgbench.runner import executors, reference_cache, single_run
 from lgbench.runner.executors import Limits
 from lgbench.runner.provenance import METADATA, record_session, session_record
@@ -215,7 +215,7 @@ def _record_motion(study: Study, out_dir: Path, reporter: Reporter) -> None:
         return
     try:
         motion = motion_of(spec, study.motion.frames)
-    except (InputError, EngineError) as error:
+    except (InputError, EngineError, RunFailed) as error:
         reporter.message(f"warning: no motion figure: {error}")
         return
     write_motion(path, motion)
@@ -313,9 +313,8 @@ def _reference(study: Study, store: ResultStore, samples: int | None, reporter: 
         spec = reference_spec(study)
         reporter.message(f"reference {spec.formulation}-{spec.integrator} h={format_step(spec.h)} ...")
     result, cached = compute_reference(study, use_cache, reporter.message)
-    if result.status != "ok":
-        raise InputError(f"the reference run failed ({result.status}: {result.message})",
-                         field="reference")
+    single_run.require_ok(result, spec, "reference run", "the study's runs are measured against it and were "
+                                                         "not computed (change 'reference:' in the study file)")
     row = run_row("reference", spec, result)
     row.update(result.final_outputs)
     store.directory.mkdir(parents=True, exist_ok=True)

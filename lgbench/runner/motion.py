@@ -9,20 +9,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from lgbench.exceptions import InputError
+from lgbench.exceptions import InputError, RunFailed
 from lgbench.mbs.codes import (
     BODY_FRAME_COINCIDENT, BODY_FRAME_POINT, COINCIDENT, DISTANCE, POINT_ON_LINE, POINT_ON_PLANE, Status,
 )
 from lgbench.mbs.pose import body_pose
 from lgbench.mbs.system import GROUND, J_BODY1, J_BODY2, J_FIRST, J_SECOND, J_TYPE
-from lgbench.runner.single_run import RunSpec, build_run, engine_errors, sample_times
+from lgbench.runner.single_run import (RunSpec, build_run, engine_errors, failure_message, recorded_samples,
+                                       sample_times)
 from lgbench.store.motion import Motion
 
 POINT_PRIMITIVES = (COINCIDENT, POINT_ON_LINE, POINT_ON_PLANE, DISTANCE, BODY_FRAME_POINT, BODY_FRAME_COINCIDENT)
 
 
 def motion_of(spec: RunSpec, frames: int) -> Motion:
-    """Integrate ``spec`` with ``frames`` samples and read every body's pose at each."""
+    """Integrate ``spec`` with ``frames`` samples and read every body's pose at each (``RunFailed`` when the run
+    reached none)."""
     with engine_errors(spec):
         model, integrator, options = build_run(spec)
         system = model.system
@@ -32,7 +34,10 @@ def motion_of(spec: RunSpec, frames: int) -> Motion:
                              f"{spec.formulation}; animate one of its other formulations", field="--formulation")
         times = sample_times(spec.t_end, frames)
         run = integrator.integrate(system, model.q0, model.v0, options, spec.h, spec.t_end, times)
-        reached = times <= run.t_reached + 1e-6 * spec.h
+        reached = recorded_samples(times, run, spec.h)
+        if not reached.any():
+            raise RunFailed(spec.describe(), Status(run.code).label,
+                            failure_message(run.code, run.t_reached, run.steps, system, run.q), note="no frame to draw")
         q_samples = run.q_samples[reached]
         attachments, links = _attachments(system)
         shape = (q_samples.shape[0], n_bodies)

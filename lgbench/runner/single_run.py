@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from lgbench.exceptions import EngineError, InputError
+from lgbench.exceptions import EngineError, InputError, RunFailed
 from lgbench.mbs.codes import Status
 
 
@@ -133,11 +133,11 @@ class RunResult:
 @contextmanager
 def engine_errors(spec: RunSpec) -> Iterator[None]:
     """An unexpected exception inside the block becomes an ``EngineError`` naming the run ``spec``; bad
-    input (``InputError``), file-system errors (``OSError``, e.g. of the compile cache) and interrupts (not
-    ``Exception``s) pass unchanged."""
+    input (``InputError``), a failed run (``RunFailed``), file-system errors (``OSError``, e.g. of the compile
+    cache) and interrupts (not ``Exception``s) pass unchanged."""
     try:
         yield
-    except (InputError, EngineError, OSError):
+    except (InputError, EngineError, RunFailed, OSError):
         raise
     except Exception as error:
         raise EngineError.of(spec.describe(), error) from error
@@ -276,7 +276,7 @@ def sample_times(t_end: float, n_samples: int | None) -> np.ndarray:
     return np.array([t_end])
 
 
-def _failure_message(code: int, t: float, steps: int, system, q: np.ndarray) -> str:
+def failure_message(code: int, t: float, steps: int, system, q: np.ndarray) -> str:
     """What failed, when, and whether a Tait-Bryan body was near gimbal lock at the last good state."""
     from lgbench.mbs.system import tait_bryan_pitch_cosines
 
@@ -304,6 +304,22 @@ def constraint_series(system, times, q_samples, v_samples, lam_samples) -> dict[
         rows[k] = (np.linalg.norm(phi), np.linalg.norm(matrix @ v_samples[k]), np.linalg.norm(lam_samples[k]))
     return {"constraint_residual": rows[:, 0], "velocity_constraint_residual": rows[:, 1],
             "lambda_norm": rows[:, 2]}
+
+
+def recorded_samples(times: np.ndarray, run, h: float) -> np.ndarray:
+    """Which sample rows of the ``Integration`` ``run`` hold a state the run computed: at or before its last
+    accepted time and recorded (finite; rows it did not record are NaN, ``interface.sample_arrays``). A run
+    that fails in its consistent accelerations records none, one that fails at step 1 only t = 0."""
+    reached = times <= run.t_reached + 1e-6 * h
+    return reached & np.isfinite(run.q_samples).all(axis=1) & np.isfinite(run.v_samples).all(axis=1)
+
+
+def require_ok(result: RunResult, spec: RunSpec, role: str = "run", note: str = "") -> RunResult:
+    """``result`` if its run reached t_end, else ``RunFailed`` naming the run (``role``: "run", "reference
+    run"), its status and its message (the cause and the time)."""
+    if result.status != "ok":
+        raise RunFailed(spec.describe(), result.status, result.message or "no message", role, note)
+    return result
 
 
 def reached_end(t_reached: float, t_end: float) -> bool:
@@ -345,7 +361,7 @@ def _run_single(spec: RunSpec, n_samples: int | None, timing: TimingRule) -> Run
     statistics = dict(run.statistics)
 
     status = Status(code).label
-    message = "" if code == 0 else _failure_message(code, t_reached, steps, sys, q)
+    message = "" if code == 0 else failure_message(code, t_reached, steps, sys, q)
     if code == 0 and not reached_end(t_reached, spec.t_end):
         status, message = "failed", (f"the integration stopped at t = {t_reached:.6g} s after {steps} steps, "
                                      f"before t_end = {spec.t_end:g} s")
@@ -355,7 +371,7 @@ def _run_single(spec: RunSpec, n_samples: int | None, timing: TimingRule) -> Run
         final = {name: float(x) for name, x in zip(model.output_names, values)}
     series = None
     if n_samples:
-        reached = times <= t_reached + 1e-6 * spec.h
+        reached = recorded_samples(times, run, spec.h)
         rows = [model.outputs(sys, q_samples[k], v_samples[k], lam_samples[k], times[k])
                 for k in range(times.shape[0]) if reached[k]]
         data = np.array(rows).reshape(-1, len(model.output_names))

@@ -285,7 +285,7 @@ class MotionFigure(_Strict):
     method: Name
     h: Positive | None = None
     frames: Annotated[int, Field(ge=2, le=24)] = 8
-    view: Literal["iso", "xz", "yz", "xy"] = "iso"
+    view: Literal["auto", "iso", "xz", "yz", "xy"] = "iso"
 
 
 class Timing(_Strict):

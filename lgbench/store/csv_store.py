@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from lgbench.exceptions import printable
 from lgbench.store import atomic
 from lgbench.store.lock import folder_in_use
 from lgbench.store.tables import DamagedTable, checked_rows, cut_short, damaged, result_directory
@@ -82,12 +83,14 @@ def write_table(path: str | Path, columns: list[str], rows: Iterable[Mapping[str
     atomic.write_text(path, _lines(columns, rows, header=True))
 
 
-def write_series(path: str | Path, series: Mapping[str, Any]) -> None:
-    """A time-series table: column ``t`` first, then every named output, one row per sample."""
+def write_series(path: str | Path, series: Mapping[str, Any], comment: str | None = None) -> None:
+    """A time-series table: column ``t`` first, then every named output, one row per sample; with ``comment``
+    (one line) a first line ``# comment`` (read with ``comment="#"``)."""
     names = ["t"] + [name for name in series if name != "t"]
     length = len(series["t"])
     rows = ({name: float(series[name][k]) for name in names} for k in range(length))
-    write_table(path, names, rows)
+    first = "" if comment is None else f"# {printable(comment)}\n"
+    atomic.write_text(path, first + _lines(names, rows, header=True))
 
 
 def _drop_partial_line(path: Path) -> None:

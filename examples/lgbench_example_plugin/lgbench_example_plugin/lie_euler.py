@@ -17,7 +17,7 @@ from numba import njit
 
 from lgbench.exceptions import InputError
 from lgbench.integrators.fixed_step import run_fixed_steps
-from lgbench.integrators.interface import Integration, sampling, timed_run
+from lgbench.integrators.interface import Integration, sample_arrays, sampling, timed_run
 from lgbench.mbs.codes import DIVERGED, OK
 from lgbench.mbs.coordinate_update import update_coordinates
 from lgbench.mbs.dense import all_finite, copy_vector
@@ -78,8 +78,7 @@ class LieEuler:
     def integrate(self, system, q0, v0, options, h, t_end, sample_times) -> Integration:
         if system.sizes[2] > 0:
             raise InputError("lie-euler integrates unconstrained models only", field="integrator")
-        q_samples = np.zeros((sample_times.shape[0], q0.shape[0]))
-        v_samples = np.zeros((sample_times.shape[0], v0.shape[0]))
+        q_samples, v_samples = sample_arrays(sample_times.shape[0], q0.shape[0], v0.shape[0])
 
         def run(state, t_stop, warm_up, stop):
             times, qs, vs = sampling(warm_up, sample_times, q_samples, v_samples)
