@@ -63,10 +63,11 @@ def test_modified_newton_restarts_falls_back_to_full_newton_and_reaches_its_solu
 
 
 class ScriptedIterate(NamedTuple):
-    """A step context whose residuals and round-off answers follow a script (one entry per evaluation)."""
+    """A step context whose residuals follow a script (one entry per evaluation); an iterate is at the
+    round-off level when its residual is at most ``level`` (the family's test in units of the coordinates)."""
 
     residuals: np.ndarray
-    at_round_off: np.ndarray
+    level: float
     evaluations: np.ndarray
 
 
@@ -94,7 +95,7 @@ def _scripted_correct(it, algebra):
 
 @njit(inline="always")
 def _scripted_round_off(it):
-    return it.at_round_off[min(it.evaluations[0], it.at_round_off.shape[0]) - 1]
+    return it.residuals[min(it.evaluations[0], it.residuals.shape[0]) - 1] <= it.level
 
 
 @njit
@@ -106,12 +107,13 @@ def _scripted_solve(it, newton, stats):
 TIGHT, _ = implicit_options(GENERALIZED_ALPHA, {"newton_rtol": 1e-12, "newton_atol": 1e-13})
 STALLED = [1.0, 1e-3, 1e-9, 3e-11, 7e-11, 5e-11, 6e-11, 4e-11, 8e-11]
 """A predictor residual of 1, quadratic convergence, then a floor at 3e-11 above rtol = 1e-12."""
+LEVEL = 1e-10
+"""The round-off level of the scripted iterations."""
 
 
-def _scripted(residuals, at_round_off=True, newton=TIGHT):
-    flags = np.full(len(residuals), at_round_off, dtype=np.bool_)
+def _scripted(residuals, level=LEVEL, newton=TIGHT):
     stats = np.zeros(N_STATISTICS)
-    it = ScriptedIterate(np.array(residuals, dtype=float), flags, np.zeros(1, dtype=np.int64))
+    it = ScriptedIterate(np.array(residuals, dtype=float), level, np.zeros(1, dtype=np.int64))
     return int(_scripted_solve(it, newton, stats)), stats
 
 
@@ -123,22 +125,22 @@ def test_a_residual_stalled_at_the_round_off_level_is_accepted_and_counted():
 
 
 def test_a_stall_above_the_round_off_level_fails_the_step():
-    status, stats = _scripted(STALLED, at_round_off=False)
+    status, stats = _scripted(STALLED, level=1e-11)
     assert status == NEWTON_FAILED
     assert stats[ST_ROUND_OFF_STEPS] == 0
 
 
 def test_a_slowly_converging_iteration_is_not_taken_for_a_stall():
-    """Contraction 0.9 per iteration: every iterate is a new minimum, so the step fails at the iteration
-    limit even where the family would call the residual round-off."""
-    status, stats = _scripted([0.9 ** k for k in range(40)])
+    """Contraction 0.9 per iteration below the round-off level: every iterate is a new minimum, so the step
+    fails at the iteration limit."""
+    status, stats = _scripted([1e-11 * 0.9 ** k for k in range(40)])
     assert status == NEWTON_FAILED
     assert stats[ST_ROUND_OFF_STEPS] == 0
 
 
 def test_a_diverging_iteration_is_not_taken_for_a_stall():
-    """Quadratic convergence to 1e-9, then growth by 10 per iteration: no new minimum, but the residual
-    leaves STALL_SPREAD of the smallest one."""
+    """Quadratic convergence to 1e-9, then growth by 10 per iteration: no new minimum, and no iterate at
+    the round-off level."""
     status, stats = _scripted([1.0, 1e-3, 1e-9] + [1e-9 * 10.0 ** k for k in range(1, 30)])
     assert status == NEWTON_FAILED
     assert stats[ST_ROUND_OFF_STEPS] == 0

@@ -16,11 +16,11 @@ One policy serves generalized-alpha (paper 000 Sect. 3.3-3.4, paper 002 eq. 37/5
   IFToMM double four-bar) the iteration matrix is nearly singular, the multipliers are ill-determined,
   and the round-off of the residual, amplified by the iteration matrix's conditioning, leaves a
   residual floor above rtol * ||[r; Phi]|| of the predictor (docs/notes/singular_configurations.md).
-  A step whose residual makes no new minimum for ``STALL_ITERATIONS`` iterations, stays within
-  ``STALL_SPREAD`` of that minimum, and whose equations, in the units of the coordinates (paper 002
-  eq. 57: the equations of motion times beta h^2), hold to ``ROUND_OFF_ULPS`` ulps of the largest
-  coordinate, is accepted at its attainable accuracy and counted (ST_ROUND_OFF_STEPS); an iteration
-  that still contracts, grows, or stalls above that level is not.
+  A step whose residual makes no new minimum for ``STALL_ITERATIONS`` iterations, and whose equations,
+  in the units of the coordinates (paper 002 eq. 57: the equations of motion times beta h^2), hold to
+  ``ROUND_OFF_ULPS`` ulps of the largest coordinate, is accepted at its attainable accuracy and counted
+  (ST_ROUND_OFF_STEPS). An iteration that still contracts makes new minima; one that grows or stalls
+  above that level is not at the round-off level: neither is accepted.
 
 ``newton_solve`` is the one loop that applies these rules; a family supplies five small inlined
 functions (start from the predictor, residual norm at the iterate, factorise the iteration matrix, apply
@@ -43,8 +43,6 @@ FULL_NEWTON_AFTER = 7
 """Modified iterations beyond ``max_modified_iterations`` after which the step falls back to full Newton."""
 STALL_ITERATIONS = 3
 """Iterations without a new smallest residual after which a step at the round-off level is accepted."""
-STALL_SPREAD = 10.0
-"""A stalled iterate is accepted only if its residual is within this factor of the smallest one."""
 ROUND_OFF_ULPS = 64.0
 """The round-off level: the scaled residual within this many ulps (machine epsilon times the largest
 coordinate, at least 1) of the iterate's coordinates."""
@@ -191,7 +189,7 @@ def newton_solve(start, residual, factor, correct, round_off, algebra, step, new
                 since_best = 0
             else:
                 since_best += 1
-                if since_best >= STALL_ITERATIONS and res <= STALL_SPREAD * best and round_off(step):
+                if since_best >= STALL_ITERATIONS and round_off(step):
                     stats[ST_ROUND_OFF_STEPS] += 1
                     converged = True
                     break
