@@ -37,7 +37,8 @@ from lgbench._compiled import entry_point
 from lgbench.integrators.fixed_step import run_fixed_steps
 from lgbench.integrators.linear_algebra import banded, dense, free_bodies
 from lgbench.integrators.newton import (
-    ST_FULL_NEWTON_FALLBACKS, ST_MAX_BV, ST_MAX_ETA, ST_MAX_PHI, ST_STEPS, NewtonOptions, newton_counts, newton_solve,
+    ST_FULL_NEWTON_FALLBACKS, ST_MAX_BV, ST_MAX_ETA, ST_MAX_PHI, ST_ROUND_OFF_STEPS, ST_STEPS, NewtonOptions,
+    at_round_off, newton_counts, newton_solve,
 )
 from lgbench.mbs.banded import BODY_BLOCK, BandMatrix, BandStructure, band_matrix, band_structure, dense_structure
 from lgbench.mbs.codes import DIVERGED, OK
@@ -141,6 +142,23 @@ def _factor(it, algebra):
 
 
 @njit(inline="always")
+def _round_off(it):
+    """[beta h^2 r; Phi] (and h B v at index 2), the residual in the units of the coordinates, at the
+    round-off level of the iterate (``newton.at_round_off``); r, Phi, B v as ``_residual`` left them."""
+    w = it.w
+    c = it.beta * it.h * it.h
+    s = 0.0
+    for k in range(w.r.shape[0]):
+        s += (c * w.r[k]) ** 2
+    for k in range(w.phi.shape[0]):
+        s += w.phi[k] * w.phi[k]
+    if it.index2:
+        for k in range(w.bv.shape[0]):
+            s += (it.h * w.bv[k]) ** 2
+    return at_round_off(math.sqrt(s), w.q1)
+
+
+@njit(inline="always")
 def _correct(it, algebra):
     """Solve for the correction (Alg. 5 lines 11-16) and update dq_n, v_{n+1}, v'_{n+1}, lambda (and h eta)."""
     w = it.w
@@ -186,7 +204,8 @@ def generalized_alpha_step(sys, method, opts, q, v, vd, a_alg, lam, t, h, w, sta
     iterate = GeneralizedAlphaIterate(sys, q, v, a_alg, t + h, h, beta, gamma,
                                       (1.0 - am) / (h * h * beta * (1.0 - af)), gamma / (h * beta),
                                       beta * h * h if opts.scaling else 1.0, index2, opts, w)
-    status = newton_solve(_start, _residual, _factor, _correct, algebra, iterate, opts, w.jacobian_valid, stats)
+    status = newton_solve(_start, _residual, _factor, _correct, _round_off, algebra, iterate, opts,
+                          w.jacobian_valid, stats)
     if status != OK:
         return status
     # commit (Alg. 5 line 20)
@@ -328,6 +347,7 @@ def newton_statistics(stats, steps: int, code: int, merged: dict, with_eta: bool
     statistics = {
         **newton_counts(stats, steps),
         "full_newton_fallbacks": int(stats[ST_FULL_NEWTON_FALLBACKS]),
+        "steps_at_round_off": int(stats[ST_ROUND_OFF_STEPS]),
         "max_constraint_residual": stats[ST_MAX_PHI],
         "max_velocity_constraint_residual": stats[ST_MAX_BV],
     }

@@ -44,7 +44,7 @@ from lgbench.integrators.generalized_alpha import ImplicitWorkspace
 from lgbench.integrators.implicit import NEWTON_DEFAULTS, implicit_options, linear_solver, solver_kind
 from lgbench.integrators.interface import Integration, sample_arrays, sampling, timed_run
 from lgbench.integrators.linear_algebra import banded, dense
-from lgbench.integrators.newton import N_STATISTICS, ST_STEPS, NewtonOptions, newton_solve
+from lgbench.integrators.newton import N_STATISTICS, ST_STEPS, NewtonOptions, at_round_off, newton_solve
 from lgbench.integrators.starting_values import consistent_accelerations
 from lgbench.mbs.codes import DIVERGED, EP, OK, SINGULAR_MATRIX
 from lgbench.mbs.constraints import constraint_residual
@@ -272,6 +272,20 @@ def _factor(it, algebra):
 
 
 @njit(inline="always")
+def _round_off(it):
+    """[beta h^2 R; Phi], the residual in the units of the coordinates, at the round-off level of the iterate
+    (``newton.at_round_off``); R and Phi as ``_residual`` left them."""
+    c = it.method[M_BETA] * it.h * it.h
+    s = 0.0
+    for k in range(it.R.shape[0]):
+        s += (c * it.R[k]) ** 2
+    phi = it.w.phi
+    for k in range(phi.shape[0]):
+        s += phi[k] * phi[k]
+    return at_round_off(math.sqrt(s), it.w.q1)
+
+
+@njit(inline="always")
 def _correct(it, algebra):
     w, h, scale = it.w, it.h, it.scale
     beta = it.method[M_BETA]
@@ -298,7 +312,8 @@ def hht_step(sys, method, opts, q, v, a, lam, t, h, w, stats, history, R, algebr
     scale = method[M_BETA] * h * h if opts.scaling else 1.0
     force_history(algebra, sys, q, v, lam, t, w, history)
     iterate = HHTIterate(sys, method, opts, q, v, a, lam, t + h, h, scale, history, R, w)
-    status = newton_solve(_start, _residual, _factor, _correct, algebra, iterate, opts, w.jacobian_valid, stats)
+    status = newton_solve(_start, _residual, _factor, _correct, _round_off, algebra, iterate, opts,
+                          w.jacobian_valid, stats)
     if status != OK:
         return status
     copy_vector(q, w.q1)

@@ -390,6 +390,12 @@ def _factor(it, algebra):
 
 
 @njit(inline="always")
+def _round_off(it):
+    """No acceptance at the round-off level of the residual: these schemes test their corrections (``_correct``)."""
+    return False
+
+
+@njit(inline="always")
 def _correct(it, algebra):
     """Solve every body's block and update its unknowns; True when ||dV|| <= rtol (1 + ||V_f||)."""
     w = it.w
@@ -443,7 +449,7 @@ def intrinsic_fixed_step(problem, state, t, h, h_nominal):
     if method.scheme == KINEMATICS:
         prescribed_velocities(sys, t + h, Vf)
     else:
-        status = newton_solve(_start, _residual, _factor, _correct, None, iterate, problem.newton,
+        status = newton_solve(_start, _residual, _factor, _correct, _round_off, None, iterate, problem.newton,
                               problem.jacobian_valid, stats)
         if status != OK:
             return status

@@ -11,11 +11,20 @@ One policy serves generalized-alpha (paper 000 Sect. 3.3-3.4, paper 002 eq. 37/5
   ``CONTRACTION_CHECK_FROM`` on); a residual that grows by more than ``RESTART_GROWTH`` (or is not
   finite) restarts the step from the predictor with a fresh matrix; a second failure after a restart,
   or more than ``max_modified_iterations + FULL_NEWTON_AFTER`` iterations, continues the step with
-  full Newton (counted as a fallback).
+  full Newton (counted as a fallback);
+- attainable accuracy: near a singular configuration of a mechanism (e.g. the horizontal passes of the
+  IFToMM double four-bar) the iteration matrix is nearly singular, the multipliers are ill-determined,
+  and the round-off of the residual, amplified by the iteration matrix's conditioning, leaves a
+  residual floor above rtol * ||[r; Phi]|| of the predictor (docs/notes/singular_configurations.md).
+  A step whose residual makes no new minimum for ``STALL_ITERATIONS`` iterations, and whose equations,
+  in the units of the coordinates (paper 002 eq. 57: the equations of motion times beta h^2), hold to
+  ``ROUND_OFF_ULPS`` ulps of the largest coordinate, is accepted at its attainable accuracy and counted
+  (ST_ROUND_OFF_STEPS). An iteration that still contracts makes new minima; one that grows or stalls
+  above that level is not at the round-off level: neither is accepted.
 
-``newton_solve`` is the one loop that applies these rules; a family supplies four small inlined
+``newton_solve`` is the one loop that applies these rules; a family supplies five small inlined
 functions (start from the predictor, residual norm at the iterate, factorise the iteration matrix, apply
-the correction) on a step context of its own.
+the correction, the iterate's residual at the round-off level) on a step context of its own.
 """
 from __future__ import annotations
 
@@ -32,11 +41,18 @@ RESTART_GROWTH = 2.0
 """A residual that grows by more than this factor in one modified iteration restarts the step."""
 FULL_NEWTON_AFTER = 7
 """Modified iterations beyond ``max_modified_iterations`` after which the step falls back to full Newton."""
+STALL_ITERATIONS = 3
+"""Iterations without a new smallest residual after which a step at the round-off level is accepted."""
+ROUND_OFF_ULPS = 64.0
+"""The round-off level: the scaled residual within this many ulps (machine epsilon times the largest
+coordinate, at least 1) of the iterate's coordinates."""
+EPSILON = 2.0 ** -52
+"""Machine epsilon of float64."""
 
 # statistics vector of the implicit steppers (float64), read by ``generalized_alpha.newton_statistics``
 (ST_NEWTON, ST_JACOBIANS, ST_FACTORIZATIONS, ST_STEPS, ST_MAX_ITERATIONS, ST_MAX_PHI, ST_MAX_BV,
- ST_FULL_NEWTON_FALLBACKS, ST_MAX_ETA) = range(9)
-N_STATISTICS = 9
+ ST_FULL_NEWTON_FALLBACKS, ST_MAX_ETA, ST_ROUND_OFF_STEPS) = range(10)
+N_STATISTICS = 10
 
 
 def newton_counts(stats, steps: int) -> dict[str, Any]:
@@ -98,6 +114,16 @@ def has_converged(res, res0, newton):
 
 
 @njit(inline="always")
+def at_round_off(scaled_residual, q):
+    """True if ``scaled_residual``, the residual norm in the units of the coordinates q, is within
+    ROUND_OFF_ULPS ulps of the largest coordinate: the equations hold as well as q can be represented."""
+    largest = 1.0
+    for k in range(q.shape[0]):
+        largest = max(largest, abs(q[k]))
+    return scaled_residual <= ROUND_OFF_ULPS * EPSILON * largest
+
+
+@njit(inline="always")
 def modified_newton_policy(k, res, last, restarted, newton):
     """(refresh, fall back to full Newton, restart from the predictor) after modified iteration k with
     residual res (last: the previous one), by the rules of the module note."""
@@ -115,19 +141,21 @@ def modified_newton_policy(k, res, last, restarted, newton):
 
 
 @njit(inline="always")
-def newton_solve(start, residual, factor, correct, algebra, step, newton, jacobian_valid, stats):
+def newton_solve(start, residual, factor, correct, round_off, algebra, step, newton, jacobian_valid, stats):
     """Newton's method for one step by the rules of the module note; returns a status code.
 
     ``start(step)`` sets the iterate to the predictor, ``residual(step, algebra)`` evaluates the iterate
     and returns its residual norm, ``factor(step, algebra)`` assembles and factorises the iteration matrix
     at the iterate just evaluated (False if singular), ``correct(step, algebra)`` solves with the factors,
     updates the iterate and returns True if the correction itself meets the family's test (the intrinsic
-    schemes of paper 003 test ||dV||; generalized-alpha and HHT return False and test the residual).
+    schemes of paper 003 test ||dV||; generalized-alpha and HHT return False and test the residual),
+    ``round_off(step)`` tells whether the iterate just evaluated satisfies its equations at the round-off
+    level (``at_round_off``; False where the family has no such test).
     ``algebra`` is the module of ``lgbench.integrators.linear_algebra`` (dense or banded) that the
     functions solve with, an argument of its own so that numba inlines its functions (see there); None for
     the intrinsic schemes, whose block-diagonal solves are their own.
     ``jacobian_valid[0]`` carries the modified-Newton matrix across steps. Counts iterations,
-    matrices and fallbacks in ``stats`` (ST_* layout)."""
+    matrices, fallbacks and steps accepted at the round-off level in ``stats`` (ST_* layout)."""
     modified = newton.modified
     full_now = not modified
     restarted = False
@@ -135,6 +163,8 @@ def newton_solve(start, residual, factor, correct, algebra, step, newton, jacobi
     max_it = newton.max_iterations
     res0 = 0.0
     last = 0.0
+    best = math.inf         # smallest residual of an iterate after a correction
+    since_best = 0          # iterations since then
     k = 0                   # iterations done
     from_predictor = True   # the iterate is the predictor (k = 0, or a restart)
     while True:
@@ -154,6 +184,15 @@ def newton_solve(start, residual, factor, correct, algebra, step, newton, jacobi
             if math.isfinite(res) and has_converged(res, res0, newton):
                 converged = True
                 break
+            if res < best:
+                best = res
+                since_best = 0
+            else:
+                since_best += 1
+                if since_best >= STALL_ITERATIONS and round_off(step):
+                    stats[ST_ROUND_OFF_STEPS] += 1
+                    converged = True
+                    break
             if modified and not full_now:
                 refresh, fall_back, restart = modified_newton_policy(k, res, last, restarted, newton)
                 if refresh:
