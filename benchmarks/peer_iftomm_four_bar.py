@@ -25,7 +25,9 @@ the left end of every coupler on full revolute joints about z (constrained axes 
 of every coupler on a joint holding only the x and y translations ([1,1,0,0,0,0]), i.e. the independent rows
 (the way Exudyn's own example fourBarMechanism3D.py removes the redundant ones). Generalized-alpha,
 rho_inf = 0.9, full Newton, the same h and Newton tolerances in both codes (default: 1e-8 relative, 1e-10
-absolute); timing as in ``peer_exudyn`` (Exudyn's marginal per-step cost, lgbench's integration loop).
+absolute); Exudyn's dense LU at N = 2 and its sparse LU (EigenSparse) from N = 10 on, lgbench's own choice
+(dense at N = 2, banded from N = 10 on: ``lgbench.integrators.implicit.solver_kind``); timing as in
+``peer_exudyn`` (Exudyn's marginal per-step cost, lgbench's integration loop).
 """
 from __future__ import annotations
 
@@ -125,6 +127,9 @@ def lgbench_initial_bodies(n: int, formulation: str) -> list[tuple[np.ndarray, n
 
 
 NODE_TYPE = {"RV": "RotationRotationVector", "EP": "RotationEulerParameters", "Rxyz": "RotationRxyz"}
+SPARSE_FROM = 10
+"""From this N on Exudyn runs its sparse LU (EigenSparse), as it advises above 1000 unknowns; its dense LU below
+(the cheaper of the two at N = 2)."""
 
 
 def _build_exudyn(n: int, formulation: str, h: float, steps: int, newton: tuple[float, float]):
@@ -167,6 +172,8 @@ def _build_exudyn(n: int, formulation: str, h: float, steps: int, newton: tuple[
     mbs.Assemble()
     settings = generalized_alpha_settings(h, steps, tangent_operator=False)
     settings.timeIntegration.newton.relativeTolerance, settings.timeIntegration.newton.absoluteTolerance = newton
+    if n >= SPARSE_FROM:
+        settings.linearSolver.solverType = exu.LinearSolverType.EigenSparse
     return mbs, settings, bodies[0][0]
 
 
@@ -206,8 +213,7 @@ def measure_lgbench(n: int, formulation: str, h: float, t_end: float, repeats: i
             raise RuntimeError(f"lgbench N={n} {formulation}: {run.status}: {run.message}")
     out = runs[-1].final_outputs
     return {"us_per_step": 1e6 * min(run.cpu_s / run.steps for run in runs),
-            "B0": np.array([out["B0_x"], out["B0_y"]]), "newton_per_step": runs[-1].statistics["newton_per_step"],
-            "solver": runs[-1].statistics.get("linear_solver", "")}
+            "B0": np.array([out["B0_x"], out["B0_y"]]), "newton_per_step": runs[-1].statistics["newton_per_step"]}
 
 
 def reference_tip(n: int, t_end: float, h: float) -> np.ndarray:
@@ -220,29 +226,36 @@ def reference_tip(n: int, t_end: float, h: float) -> np.ndarray:
     return np.array([run.final_outputs["B0_x"], run.final_outputs["B0_y"]])
 
 
-def compare(sizes, formulations, h: float, t_end: float, repeats: int, newton) -> list[dict[str, Any]]:
-    """One row per N and formulation: both codes' µs per step, their ratio, Newton iterations per step and
-    B0 at t_end against the RK67 reference at h / 4."""
-    rows = []
+def lgbench_solver(n: int, formulation: str) -> str:
+    """"dense" or "banded": the linear solver lgbench's generalized-alpha picks for the N four-bar (option
+    ``linear_algebra: auto``, ``lgbench.integrators.implicit.solver_kind``)."""
+    from lgbench.integrators.implicit import GENERALIZED_ALPHA, solver_kind
+
+    built = mechanism_data(n).model().build(formulation)
+    return solver_kind(built.system, 3, {**GENERALIZED_ALPHA.defaults})
+
+
+def compare(sizes, formulations, h: float, t_end: float, repeats: int, newton):
+    """One row per N and formulation (yielded as measured): both codes' µs per step, their ratio, Newton
+    iterations per step, lgbench's linear solver and B0 at t_end against the RK67 reference at h / 4."""
     for n in sizes:
         reference = reference_tip(n, t_end, h / 4)
         for formulation in formulations:
             row = {"N": n, "bodies": 2 * n + 1, "formulation": formulation, "h": h, "t_end": t_end,
-                   "newton_rtol": newton[0], "newton_atol": newton[1], "repeats": repeats}
+                   "newton_rtol": newton[0], "newton_atol": newton[1], "repeats": repeats,
+                   "lgbench_solver": lgbench_solver(n, formulation)}
             try:
                 lg = measure_lgbench(n, formulation, h, t_end, repeats, newton)
                 ex = measure_exudyn(n, formulation, h, t_end, repeats, newton)
             except RuntimeError as failure:
-                rows.append({**row, "status": str(failure)})
+                yield {**row, "status": str(failure)}
                 continue
-            rows.append({**row, "status": "ok", "lgbench_us_per_step": lg["us_per_step"],
-                         "exudyn_us_per_step": ex["us_per_step"], "ratio": lg["us_per_step"] / ex["us_per_step"],
-                         "lgbench_newton_per_step": lg["newton_per_step"],
-                         "exudyn_newton_per_step": ex["newton_per_step"],
-                         "B0_difference": float(np.abs(lg["B0"] - ex["B0"]).max()),
-                         "lgbench_B0_error": float(np.abs(lg["B0"] - reference).max()),
-                         "exudyn_B0_error": float(np.abs(ex["B0"] - reference).max())})
-    return rows
+            yield {**row, "status": "ok", "lgbench_us_per_step": lg["us_per_step"],
+                   "exudyn_us_per_step": ex["us_per_step"], "ratio": lg["us_per_step"] / ex["us_per_step"],
+                   "lgbench_newton_per_step": lg["newton_per_step"], "exudyn_newton_per_step": ex["newton_per_step"],
+                   "B0_difference": float(np.abs(lg["B0"] - ex["B0"]).max()),
+                   "lgbench_B0_error": float(np.abs(lg["B0"] - reference).max()),
+                   "exudyn_B0_error": float(np.abs(ex["B0"] - reference).max())}
 
 
 def main(argv=None) -> None:
@@ -271,7 +284,7 @@ def main(argv=None) -> None:
           f"atol {args.newton[1]:g}, h = {args.h:g}, t_end = {args.t_end:g} s, min of {args.repeats} repeats")
     for row in compare(args.sizes, args.formulations, args.h, args.t_end, args.repeats, tuple(args.newton)):
         print(", ".join(f"{key}={value:.4g}" if isinstance(value, float) else f"{key}={value}"
-                        for key, value in row.items()))
+                        for key, value in row.items()), flush=True)
 
 
 if __name__ == "__main__":
