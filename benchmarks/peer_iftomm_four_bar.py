@@ -16,8 +16,9 @@ files in studies/mechanisms come from
 Every joint is revolute (5 rows each, 5 (3N + 1) in all); lgbench removes the three redundant rows per loop
 when it builds the mechanism (docs/mechanisms.md, "Redundant constraints"). A slender rod's inertia about its
 own axis is zero; the planar motion involves only the inertia about z (m L^2 / 12), so the file gives every
-rod the isotropic inertia m L^2 / 12, which keeps the mass matrix well conditioned and leaves the motion and
-the energy unchanged (the angular velocity stays along the body's z axis, so omega x J omega = 0).
+rod m L^2 / 12 about its two transverse axes and a hundredth of it about its own axis (x), which keeps the mass
+matrix positive definite and leaves the motion and the energy unchanged (the angular velocity stays along the
+body's z axis).
 
 Exudyn (``python -m benchmarks.peer_iftomm_four_bar compare``): the same rigid bodies on RV (Lie group), EP or
 Rxyz nodes, started from lgbench's initial state of the formulation, with ``GenericJoint``s: every crank and
@@ -51,7 +52,7 @@ def mechanism_path(n: int) -> Path:
 
 
 def _rod(name: str, position: list[str], rotation: str, velocity: list[str], rate: str) -> dict[str, Any]:
-    return {"name": name, "mass": "mass", "inertia": ["mass * length**2 / 12"] * 3,
+    return {"name": name, "mass": "mass", "inertia": ["mass * length**2 / 1200", "mass * length**2 / 12", "mass * length**2 / 12"],
             "position": position, "orientation": {"rotation_vector": [0, 0, rotation]},
             "velocity": velocity, "angular_velocity": [0, 0, rate]}
 
@@ -140,7 +141,7 @@ def _build_exudyn(n: int, formulation: str, h: float, steps: int, newton: tuple[
 
     mbs = exu.SystemContainer().AddSystem()
     node_type = getattr(exu.NodeType, NODE_TYPE[formulation])
-    inertia = RigidBodyInertia(mass=1.0, inertiaTensor=np.eye(3) / 12.0)
+    inertia = RigidBodyInertia(mass=1.0, inertiaTensor=np.diag([1.0 / 1200.0, 1.0 / 12.0, 1.0 / 12.0]))
     bodies = []
     for x, R, u, omega in lgbench_initial_bodies(n, formulation):
         body = mbs.CreateRigidBody(referencePosition=list(x), referenceRotationMatrix=R, initialVelocity=list(u),
