@@ -1,5 +1,5 @@
 """docs/mechanisms.md states the implicit integrators' default Newton settings where a user writing a mechanism
-looks (issue 50: they were stated nowhere there); its table must say what the code does."""
+looks; its table must say what the code does."""
 import re
 from pathlib import Path
 

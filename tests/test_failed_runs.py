@@ -1,9 +1,9 @@
 """A run that does not reach t_end writes nothing that looks like a result: ``simulate --csv`` keeps the samples
 the run reached (none when it fails before its first step) under a first line that says it failed, and the
 command ends with one line naming the run, the time and the cause (exit 1); a study whose reference fails says
-so in one line. The failures of issue 50: an RV run failing at step 1 wrote a row of zeros at t = 0 and exited
-0; an EP run failing at its start ended in "internal error ... ZeroDivisionError" (the constraint series of a
-zero quaternion), and so did a study whose reference failed that way."""
+so in one line. Guarded here: a run failing at step 1 must not write a row of zeros at t = 0 and exit 0, and an
+EP run (or a study's reference) failing at its start must not end in "internal error ... ZeroDivisionError"
+(the constraint series of a zero quaternion)."""
 from pathlib import Path
 
 import numpy as np
