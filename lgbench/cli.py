@@ -492,14 +492,14 @@ def simulate(
     except Interrupted as interrupt:
         say_interrupted(last_line)
         raise typer.Exit(interrupt.exit_code) from None
-    if result.status != "ok":
-        note = ""
+    try:
+        single_run.require_ok(result, spec)
+    except RunFailed as failure:
         if csv is not None:
+            write_series(csv, result.series or {"t": []}, comment=str(failure))
             rows = 0 if result.series is None else len(result.series["t"])
-            note = f"{csv}: {rows} sample{'s' if rows != 1 else ''} up to the failure"
-            failure = str(RunFailed(spec.describe(), result.status, result.message))
-            write_series(csv, result.series or {"t": []}, comment=failure)
-        single_run.require_ok(result, spec, note=note)
+            failure.note = f"{csv}: {rows} sample{'s' if rows != 1 else ''} up to the failure"
+        raise
     typer.echo(f"status: {result.status}")
     typer.echo(f"steps: {result.steps}   cpu: {result.cpu_s:.4g} s   t_final: {result.t_final:g}")
     for name, value in result.statistics.items():
